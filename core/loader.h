@@ -1,0 +1,53 @@
+/*
+ * The plugin loader: reads every manifest in plugins.directory (sorted), validates it, opens the
+ * enabled plugins, performs the ABI handshake, init and probe, and keeps the backends that pass.
+ * A plugin that fails any step is skipped with one log line saying why. Plugins are never unloaded.
+ */
+#ifndef HF_CORE_LOADER_H
+#define HF_CORE_LOADER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hipfile/backend.h"
+
+/** Most backends one process loads. */
+#define HF_MAX_BACKENDS 32
+/** Most errnos a manifest may list as retryable. */
+#define HF_MAX_RETRY_ERRNOS 16
+
+/** A loaded, probed backend. */
+struct hf_backend {
+    unsigned index;                       /**< position in the loaded table, 0..count-1 */
+    char name[64];                        /**< manifest name (equal to ops->name) */
+    char manifest_path[4096];             /**< the manifest it came from */
+    char library_path[4096];              /**< the shared object */
+    uint32_t abi_minor;                   /**< negotiated minor */
+    int manifest_priority;                /**< default priority from the manifest */
+    int priority;                         /**< effective priority (config overrides manifest) */
+    uint32_t mem_types;                   /**< bit (1 << enum hf_mem_type) per accepted memory type */
+    uint32_t file_kinds;                  /**< bit (1 << enum hf_file_kind) per accepted file kind */
+    int retry_errnos[HF_MAX_RETRY_ERRNOS]; /**< errnos after which the next backend may retry */
+    unsigned retry_errno_count;           /**< entries used in retry_errnos */
+    const struct hf_backend_ops *ops;     /**< the plugin's table */
+    void *state;                          /**< from ops->init */
+    struct hf_host_api host;              /**< the host API handed to this backend */
+};
+
+/**
+ * Load every plugin from the configured directory. Runs once per process; later calls return the
+ * first result. Returns 0 even when no plugin loaded (that is logged); -errno only when the
+ * directory cannot be read at all.
+ */
+int hf_loader_load_all(void);
+/** Number of loaded backends. */
+unsigned hf_backend_count(void);
+/** Backend @p index (0..count-1), or NULL. */
+struct hf_backend *hf_backend_at(unsigned index);
+/** Backend named @p name, or NULL. */
+struct hf_backend *hf_backend_find(const char *name);
+/** Whether @p err (positive errno) is retryable for @p backend (ENODEV, EREMOTEIO, manifest list). */
+bool hf_backend_retryable(const struct hf_backend *backend, int err);
+
+#endif

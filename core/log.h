@@ -1,0 +1,31 @@
+/*
+ * Logging: one line per event, "hipfile[<tag>] <level>: <message>", to stderr or the configured
+ * file. The first function to see an error logs it; callers only pass the code on.
+ */
+#ifndef HF_CORE_LOG_H
+#define HF_CORE_LOG_H
+
+#include <stdarg.h>
+
+#include "hipfile/backend.h"
+
+/** Log a line at @p level (enum hf_log_level) tagged with @p tag ("core", a backend's name...). */
+void hf_log(int level, const char *tag, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/** va_list form of hf_log. */
+void hf_logv(int level, const char *tag, const char *fmt, va_list ap);
+/** Current threshold: lines above it are dropped. */
+int hf_log_level(void);
+/** Set the threshold (clamped to the valid range). */
+void hf_log_set_level(int level);
+/** Send lines to @p path (appended), or back to stderr with NULL. Returns 0 or -errno. */
+int hf_log_set_file(const char *path);
+/** Parse "error", "warn", "info", "debug" or a digit 0-3; -1 when not a level. */
+int hf_log_level_parse(const char *text);
+
+#define HF_LOG_TAG_CORE "core"
+#define hf_error(...) hf_log(HF_LOG_ERROR, HF_LOG_TAG_CORE, __VA_ARGS__)
+#define hf_warn(...) hf_log(HF_LOG_WARN, HF_LOG_TAG_CORE, __VA_ARGS__)
+#define hf_info(...) hf_log(HF_LOG_INFO, HF_LOG_TAG_CORE, __VA_ARGS__)
+#define hf_debug(...) hf_log(HF_LOG_DEBUG, HF_LOG_TAG_CORE, __VA_ARGS__)
+
+#endif

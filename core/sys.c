@@ -1,0 +1,75 @@
+/*
+ * The system-call table handed to backends. Backends keep the pointer they got at load, so what
+ * they hold is a forwarding table that reads the current override on every call; tests swap the
+ * target with hf_sys_override to inject faults.
+ */
+#include "sys.h"
+
+#include <stdatomic.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+static int sys_ioctl(int fd, unsigned long request, void *arg)
+{
+    return ioctl(fd, request, arg);
+}
+
+static const struct hf_sys_ops sys_default = {
+    .struct_size = sizeof(struct hf_sys_ops),
+    .pread = pread,
+    .pwrite = pwrite,
+    .fstat = fstat,
+    .fdatasync = fdatasync,
+    .ioctl = sys_ioctl,
+};
+
+static _Atomic(const struct hf_sys_ops *) sys_current = &sys_default;
+
+static ssize_t forward_pread(int fd, void *buf, size_t count, off_t offset)
+{
+    return atomic_load(&sys_current)->pread(fd, buf, count, offset);
+}
+
+static ssize_t forward_pwrite(int fd, const void *buf, size_t count, off_t offset)
+{
+    return atomic_load(&sys_current)->pwrite(fd, buf, count, offset);
+}
+
+static int forward_fstat(int fd, struct stat *st)
+{
+    return atomic_load(&sys_current)->fstat(fd, st);
+}
+
+static int forward_fdatasync(int fd)
+{
+    return atomic_load(&sys_current)->fdatasync(fd);
+}
+
+static int forward_ioctl(int fd, unsigned long request, void *arg)
+{
+    return atomic_load(&sys_current)->ioctl(fd, request, arg);
+}
+
+static const struct hf_sys_ops sys_forward = {
+    .struct_size = sizeof(struct hf_sys_ops),
+    .pread = forward_pread,
+    .pwrite = forward_pwrite,
+    .fstat = forward_fstat,
+    .fdatasync = forward_fdatasync,
+    .ioctl = forward_ioctl,
+};
+
+const struct hf_sys_ops *hf_sys(void)
+{
+    return &sys_forward;
+}
+
+void hf_sys_override(const struct hf_sys_ops *ops)
+{
+    atomic_store(&sys_current, ops ? ops : &sys_default);
+}
+
+const struct hf_sys_ops *hf_sys_default(void)
+{
+    return &sys_default;
+}

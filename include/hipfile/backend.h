@@ -1,0 +1,259 @@
+/*
+ * hipfile backend plugin ABI, version 1.
+ *
+ * A backend is a shared object in the plugin directory, described by an XML manifest, that exports
+ * exactly one symbol: hf_backend_entry_v1. The ABI major is part of that name; the minor is
+ * negotiated at load (each side uses the lower of the two). Every struct here is append-only: a
+ * new member goes at the end and bumps HF_BACKEND_ABI_MINOR, and readers check struct_size (or the
+ * negotiated minor) before touching a member newer than the one they were built with.
+ *
+ * Backends never link libhipfile. Everything they need from the core (logging, their config group,
+ * the GPU runtime, the system calls they make) comes through struct hf_host_api.
+ *
+ * Return values: 0 or a byte count on success, -errno on failure. Backends never return public
+ * hipFileOpError_t codes; the core maps errno values in one table. -ENODEV and -EREMOTEIO mean
+ * "another backend may succeed" (the manifest can name more retryable errnos). -HF_EGPU reports a
+ * GPU runtime failure; the runtime's own error code is passed back through the request's
+ * gpu_error_p.
+ */
+#ifndef HIPFILE_BACKEND_H
+#define HIPFILE_BACKEND_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** First member of every struct hf_backend_ops: "HFBE" in ASCII. */
+#define HF_BACKEND_MAGIC 0x48464245u
+/** ABI major implemented by this header; also the suffix of the entry symbol. */
+#define HF_BACKEND_ABI_MAJOR 1u
+/** ABI minor implemented by this header. */
+#define HF_BACKEND_ABI_MINOR 0u
+/** Name of the one symbol a plugin exports. */
+#define HF_BACKEND_ENTRY_SYMBOL "hf_backend_entry_v1"
+
+/** Marks the entry point's definition in a plugin (the build hides every other symbol). */
+#define HF_BACKEND_EXPORT __attribute__((visibility("default")))
+
+/** Negative of this value: a GPU runtime call failed (see hf_io_request.gpu_error_p). */
+#define HF_EGPU 4096
+
+/** Log levels, most severe first. */
+enum hf_log_level {
+    HF_LOG_ERROR = 0, /**< an operation failed */
+    HF_LOG_WARN = 1,  /**< something is wrong but work goes on */
+    HF_LOG_INFO = 2,  /**< one-off facts: what was loaded, chosen, declined */
+    HF_LOG_DEBUG = 3, /**< per-request detail (selection, fallbacks) */
+};
+
+/** Direction of a request. */
+enum hf_io_op {
+    HF_IO_READ = 0,  /**< file to memory */
+    HF_IO_WRITE = 1, /**< memory to file */
+};
+
+/** Kind of a registered file. */
+enum hf_file_kind {
+    HF_FILE_REGULAR = 1, /**< regular file */
+    HF_FILE_BLOCK = 2,   /**< block device */
+};
+
+/** Kind of memory a buffer lives in, normalised across runtime versions. */
+enum hf_mem_type {
+    HF_MEM_UNKNOWN = 0,     /**< not known to the GPU runtime (pageable host memory) */
+    HF_MEM_DEVICE = 1,      /**< device memory */
+    HF_MEM_HOST_PINNED = 2, /**< page-locked host memory known to the runtime */
+    HF_MEM_MANAGED = 3,     /**< managed/unified memory */
+    HF_MEM_ARRAY = 4,       /**< array memory (never usable for I/O) */
+};
+
+/** Capability bits in hf_backend_ops.caps. */
+enum hf_backend_caps {
+    HF_CAP_READ = 1u << 0,        /**< serves reads */
+    HF_CAP_WRITE = 1u << 1,       /**< serves writes */
+    HF_CAP_DEVICE_MEM = 1u << 2,  /**< moves data to and from device memory */
+    HF_CAP_HOST_MEM = 1u << 3,    /**< moves data to and from host memory */
+    HF_CAP_DIRECT = 1u << 4,      /**< a direct path: no host bounce buffer */
+    HF_CAP_COMPAT = 1u << 5,      /**< the compatibility (POSIX) path */
+};
+
+/** Facts about a registered file, gathered once at registration. */
+struct hf_file_info {
+    uint32_t struct_size;      /**< sizeof(struct hf_file_info) as built by the core */
+    int fd;                    /**< buffered descriptor (the caller's, or a twin without O_DIRECT) */
+    int direct_fd;             /**< O_DIRECT descriptor, or -1 when the file has none */
+    int kind;                  /**< enum hf_file_kind */
+    uint32_t mode;             /**< st_mode */
+    int status_flags;          /**< fcntl(F_GETFL) of the caller's descriptor */
+    uint32_t dio_mem_align;    /**< O_DIRECT memory alignment in bytes, 0 without direct_fd */
+    uint32_t dio_offset_align; /**< O_DIRECT offset/size alignment in bytes, 0 without direct_fd */
+    uint64_t fs_magic;         /**< statfs f_type */
+    char fs_name[16];          /**< filesystem name ("ext4", "xfs", "tmpfs", ...) or "unknown" */
+    char ext4_data_mode[16];   /**< ext4 data= mode ("ordered", "journal", "writeback"), else "" */
+    uint64_t dev;              /**< st_dev */
+    uint64_t ino;              /**< st_ino */
+    uint64_t size_at_register; /**< st_size at registration (block devices: device size) */
+};
+
+/** Facts about the memory side of a request. */
+struct hf_buf_info {
+    uint32_t struct_size; /**< sizeof(struct hf_buf_info) as built by the core */
+    int mem_type;         /**< enum hf_mem_type */
+    void *base;           /**< first byte of the buffer extent */
+    size_t length;        /**< bytes in the extent */
+    int device;           /**< GPU index owning the memory, -1 for host memory */
+    bool host_accessible; /**< the CPU may load/store this memory directly */
+    bool registered;      /**< registered with hipFileBufRegister */
+    int flags;            /**< hipFileBufRegister flags */
+};
+
+/** One request, the same descriptor for score() and for read()/write(). */
+struct hf_io_request {
+    uint32_t struct_size;              /**< sizeof(struct hf_io_request) as built by the core */
+    int op;                            /**< enum hf_io_op */
+    const struct hf_file_info *file;   /**< the file */
+    const struct hf_buf_info *buf;     /**< the memory */
+    void *file_ctx;                    /**< this backend's per-file context (file_register) */
+    void *buf_ctx;                     /**< this backend's per-buffer context (buf_register) */
+    size_t size;                       /**< bytes to move */
+    int64_t file_offset;               /**< byte offset in the file */
+    int64_t buf_offset;                /**< byte offset from buf->base */
+    uint32_t flags;                    /**< reserved, 0 */
+    int *gpu_error_p;                  /**< where a backend stores the runtime error with -HF_EGPU */
+};
+
+/** Pointer facts as the core's GPU layer normalises them. */
+struct hf_gpu_pointer_info {
+    int mem_type;         /**< enum hf_mem_type */
+    int device;           /**< owning GPU, -1 for host memory */
+    void *alloc_base;     /**< start of the allocation containing the pointer */
+    size_t alloc_size;    /**< size of that allocation */
+    bool host_accessible; /**< the CPU may load/store this memory directly */
+};
+
+/**
+ * The GPU runtime, as the core bound it. Every function returns the runtime's own error code
+ * (0 = success); hf_gpu_ops.error_string names it. Streams are the runtime's opaque stream handles.
+ */
+struct hf_gpu_ops {
+    uint32_t struct_size;    /**< sizeof(struct hf_gpu_ops) as built by the core */
+    const char *name;        /**< "hip", "cuda", "host", or the library path given in the config */
+    int runtime_version;     /**< hipRuntimeGetVersion of the bound library */
+    /** Memory type, device and allocation extent of @p ptr. */
+    int (*pointer_info)(const void *ptr, struct hf_gpu_pointer_info *info_p);
+    /** Number of GPUs. */
+    int (*device_count)(int *count_p);
+    /** Current device of the calling thread. */
+    int (*get_device)(int *device_p);
+    /** Make @p device current for the calling thread. */
+    int (*set_device)(int device);
+    /** Allocate page-locked host memory usable for async copies. */
+    int (*host_alloc_pinned)(void **ptr_p, size_t size);
+    /** Free memory from host_alloc_pinned. */
+    int (*host_free_pinned)(void *ptr);
+    /** Copy @p size bytes between any two kinds of memory, synchronously. */
+    int (*memcpy_sync)(void *dst, const void *src, size_t size);
+    /** Queue a copy on @p stream. */
+    int (*memcpy_async)(void *dst, const void *src, size_t size, void *stream);
+    /** Create a non-blocking stream on the current device. */
+    int (*stream_create)(void **stream_p);
+    /** Destroy a stream from stream_create. */
+    int (*stream_destroy)(void *stream);
+    /** Wait for everything queued on @p stream. */
+    int (*stream_synchronize)(void *stream);
+    /** Name of a runtime error code (never NULL). */
+    const char *(*error_string)(int err);
+};
+
+/** System calls a backend makes, replaceable by tests to inject faults. */
+struct hf_sys_ops {
+    uint32_t struct_size;                                              /**< sizeof(struct hf_sys_ops) */
+    ssize_t (*pread)(int fd, void *buf, size_t count, off_t offset);  /**< pread(2) */
+    ssize_t (*pwrite)(int fd, const void *buf, size_t count, off_t offset); /**< pwrite(2) */
+    int (*fstat)(int fd, struct stat *st);                             /**< fstat(2) */
+    int (*fdatasync)(int fd);                                          /**< fdatasync(2) */
+    int (*ioctl)(int fd, unsigned long request, void *arg);            /**< ioctl(2) */
+};
+
+/** What the core offers a backend. One instance per loaded backend. */
+struct hf_host_api {
+    uint32_t struct_size; /**< sizeof(struct hf_host_api) as built by the core */
+    uint32_t abi_minor;   /**< the core's ABI minor */
+    void *core_private;   /**< the core's per-backend state; backends pass the host pointer back */
+    /** Log a line tagged with the backend's name. */
+    void (*log)(const struct hf_host_api *host, int level, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+    /** Read an integer from the backend's config group; -ENOENT when unset. */
+    int (*config_int)(const struct hf_host_api *host, const char *key, int64_t *value_p);
+    /** Read a boolean from the backend's config group; -ENOENT when unset. */
+    int (*config_bool)(const struct hf_host_api *host, const char *key, bool *value_p);
+    /** Read a string from the backend's config group; -ENOENT when unset. Valid until unload. */
+    int (*config_string)(const struct hf_host_api *host, const char *key, const char **value_p);
+    /** The bound GPU runtime. */
+    const struct hf_gpu_ops *gpu;
+    /** The system calls to use. */
+    const struct hf_sys_ops *sys;
+};
+
+/** A backend's operations. Members after `caps` may be NULL only where marked optional. */
+struct hf_backend_ops {
+    uint32_t magic;       /**< HF_BACKEND_MAGIC */
+    uint32_t abi_major;   /**< HF_BACKEND_ABI_MAJOR the backend was built with */
+    uint32_t abi_minor;   /**< HF_BACKEND_ABI_MINOR the backend was built with */
+    uint32_t struct_size; /**< sizeof(struct hf_backend_ops) as built by the backend */
+    const char *name;     /**< must equal the manifest's name */
+    uint32_t caps;        /**< enum hf_backend_caps */
+
+    /** Set up process-wide state. Mandatory. */
+    int (*init)(const struct hf_host_api *host, void **backend_p);
+    /** Tear down what init set up. Mandatory. */
+    void (*fini)(void *backend);
+    /** 0 when usable on this machine, -ENODEV when not. Mandatory. */
+    int (*probe)(void *backend);
+
+    /** Optional: accept a file (context in *ctx_p) or decline it with -EOPNOTSUPP. */
+    int (*file_register)(void *backend, const struct hf_file_info *file, void **ctx_p);
+    /** Optional: release what file_register kept. */
+    void (*file_deregister)(void *backend, void *ctx);
+    /** Optional: accept a buffer (context in *ctx_p) or decline it with -EOPNOTSUPP. */
+    int (*buf_register)(void *backend, const struct hf_buf_info *buf, void **ctx_p);
+    /** Optional: release what buf_register kept. */
+    void (*buf_deregister)(void *backend, void *ctx);
+
+    /**
+     * How well this backend serves @p req: higher is better, negative refuses. Pure and cheap.
+     * @p reason_p, when not NULL, receives a static string saying why (for hipfile-check).
+     * Mandatory.
+     */
+    int (*score)(void *backend, const struct hf_io_request *req, const char **reason_p);
+    /** Read: bytes moved (short only at end of file) or -errno. Mandatory with HF_CAP_READ. */
+    ssize_t (*read)(void *backend, const struct hf_io_request *req);
+    /** Write: bytes moved or -errno. Mandatory with HF_CAP_WRITE. */
+    ssize_t (*write)(void *backend, const struct hf_io_request *req);
+};
+
+/**
+ * The entry point, exported as hf_backend_entry_v1. On entry *minor_inout is the core's ABI minor;
+ * the backend lowers it to its own if that is lower, and returns its ops table in *ops_p.
+ * Returns 0 or -errno.
+ */
+typedef int (*hf_backend_entry_fn)(const struct hf_host_api *host, uint32_t *minor_inout,
+                                   const struct hf_backend_ops **ops_p);
+
+/** Declaration of the entry point each plugin defines. */
+int hf_backend_entry_v1(const struct hf_host_api *host, uint32_t *minor_inout,
+                        const struct hf_backend_ops **ops_p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HIPFILE_BACKEND_H */
