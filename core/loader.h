@@ -47,6 +47,11 @@ unsigned hf_backend_count(void);
 struct hf_backend *hf_backend_at(unsigned index);
 /** Backend named @p name, or NULL. */
 struct hf_backend *hf_backend_find(const char *name);
+/** Whether a loaded backend offers a direct (no bounce buffer) path, HF_CAP_DIRECT. */
+bool hf_loader_has_direct_backend(void);
+/** Forget every loaded backend (libraries stay loaded, fini is called) so a test can load another
+ * directory. Tests only. */
+void hf_loader_reset(void);
 /** Whether @p err (positive errno) is retryable for @p backend (ENODEV, EREMOTEIO, manifest list). */
 bool hf_backend_retryable(const struct hf_backend *backend, int err);
 
