@@ -19,20 +19,20 @@
 
 /** A loaded, probed backend. */
 struct hf_backend {
-    unsigned index;                       /**< position in the loaded table, 0..count-1 */
-    char name[64];                        /**< manifest name (equal to ops->name) */
-    char manifest_path[4096];             /**< the manifest it came from */
-    char library_path[4096];              /**< the shared object */
-    uint32_t abi_minor;                   /**< negotiated minor */
-    int manifest_priority;                /**< default priority from the manifest */
-    int priority;                         /**< effective priority (config overrides manifest) */
-    uint32_t mem_types;                   /**< bit (1 << enum hf_mem_type) per accepted memory type */
-    uint32_t file_kinds;                  /**< bit (1 << enum hf_file_kind) per accepted file kind */
+    unsigned index;           /**< position in the loaded table, 0..count-1 */
+    char name[64];            /**< manifest name (equal to ops->name) */
+    char manifest_path[4096]; /**< the manifest it came from */
+    char library_path[4096];  /**< the shared object */
+    uint32_t abi_minor;       /**< negotiated minor */
+    int manifest_priority;    /**< default priority from the manifest */
+    int priority;             /**< effective priority (config overrides manifest) */
+    uint32_t mem_types;       /**< bit (1 << enum hf_mem_type) per accepted memory type */
+    uint32_t file_kinds;      /**< bit (1 << enum hf_file_kind) per accepted file kind */
     int retry_errnos[HF_MAX_RETRY_ERRNOS]; /**< errnos after which the next backend may retry */
-    unsigned retry_errno_count;           /**< entries used in retry_errnos */
-    const struct hf_backend_ops *ops;     /**< the plugin's table */
-    void *state;                          /**< from ops->init */
-    struct hf_host_api host;              /**< the host API handed to this backend */
+    unsigned retry_errno_count;            /**< entries used in retry_errnos */
+    const struct hf_backend_ops *ops;      /**< the plugin's table */
+    void *state;                           /**< from ops->init */
+    struct hf_host_api host;               /**< the host API handed to this backend */
 };
 
 /**
@@ -52,7 +52,8 @@ bool hf_loader_has_direct_backend(void);
 /** Forget every loaded backend (libraries stay loaded, fini is called) so a test can load another
  * directory. Tests only. */
 void hf_loader_reset(void);
-/** Whether @p err (positive errno) is retryable for @p backend (ENODEV, EREMOTEIO, manifest list). */
+/** Whether @p err (positive errno) is retryable for @p backend (ENODEV, EREMOTEIO, manifest list).
+ */
 bool hf_backend_retryable(const struct hf_backend *backend, int err);
 
 #endif

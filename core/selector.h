@@ -32,9 +32,10 @@ size_t hf_selector_rank(const struct hf_io_request *req, void *const *file_ctx,
 /**
  * Serve @p req: the best candidate first, then the next on a retryable error with nothing moved.
  * @p file_ctx and @p buf_ctx are per-backend context arrays (index = backend index, may be NULL);
- * @p declined_by as in hf_selector_rank. Returns bytes or -errno (-ENODEV when no backend can serve).
+ * @p declined_by as in hf_selector_rank. Returns bytes or -errno (-ENODEV when no backend can
+ * serve).
  */
-ssize_t hf_selector_submit(struct hf_io_request *req, void *const *file_ctx,
-                           void *const *buf_ctx, const bool *declined_by);
+ssize_t hf_selector_submit(struct hf_io_request *req, void *const *file_ctx, void *const *buf_ctx,
+                           const bool *declined_by);
 
 #endif

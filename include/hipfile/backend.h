@@ -77,23 +77,23 @@ enum hf_mem_type {
 
 /** Capability bits in hf_backend_ops.caps. */
 enum hf_backend_caps {
-    HF_CAP_READ = 1u << 0,        /**< serves reads */
-    HF_CAP_WRITE = 1u << 1,       /**< serves writes */
-    HF_CAP_DEVICE_MEM = 1u << 2,  /**< moves data to and from device memory */
-    HF_CAP_HOST_MEM = 1u << 3,    /**< moves data to and from host memory */
-    HF_CAP_DIRECT = 1u << 4,      /**< a direct path: no host bounce buffer */
-    HF_CAP_COMPAT = 1u << 5,      /**< the compatibility (POSIX) path */
+    HF_CAP_READ = 1u << 0,       /**< serves reads */
+    HF_CAP_WRITE = 1u << 1,      /**< serves writes */
+    HF_CAP_DEVICE_MEM = 1u << 2, /**< moves data to and from device memory */
+    HF_CAP_HOST_MEM = 1u << 3,   /**< moves data to and from host memory */
+    HF_CAP_DIRECT = 1u << 4,     /**< a direct path: no host bounce buffer */
+    HF_CAP_COMPAT = 1u << 5,     /**< the compatibility (POSIX) path */
 };
 
 /** Facts about a registered file, gathered once at registration. */
 struct hf_file_info {
-    uint32_t struct_size;      /**< sizeof(struct hf_file_info) as built by the core */
-    int fd;                    /**< buffered descriptor (the caller's, or a twin without O_DIRECT) */
-    int direct_fd;             /**< O_DIRECT descriptor, or -1 when the file has none */
-    int kind;                  /**< enum hf_file_kind */
-    uint32_t mode;             /**< st_mode */
-    int status_flags;          /**< fcntl(F_GETFL) of the caller's descriptor */
-    uint32_t dio_mem_align;    /**< O_DIRECT memory alignment in bytes, 0 without direct_fd */
+    uint32_t struct_size;   /**< sizeof(struct hf_file_info) as built by the core */
+    int fd;                 /**< buffered descriptor (the caller's, or a twin without O_DIRECT) */
+    int direct_fd;          /**< O_DIRECT descriptor, or -1 when the file has none */
+    int kind;               /**< enum hf_file_kind */
+    uint32_t mode;          /**< st_mode */
+    int status_flags;       /**< fcntl(F_GETFL) of the caller's descriptor */
+    uint32_t dio_mem_align; /**< O_DIRECT memory alignment in bytes, 0 without direct_fd */
     uint32_t dio_offset_align; /**< O_DIRECT offset/size alignment in bytes, 0 without direct_fd */
     uint64_t fs_magic;         /**< statfs f_type */
     char fs_name[16];          /**< filesystem name ("ext4", "xfs", "tmpfs", ...) or "unknown" */
@@ -117,17 +117,17 @@ struct hf_buf_info {
 
 /** One request, the same descriptor for score() and for read()/write(). */
 struct hf_io_request {
-    uint32_t struct_size;              /**< sizeof(struct hf_io_request) as built by the core */
-    int op;                            /**< enum hf_io_op */
-    const struct hf_file_info *file;   /**< the file */
-    const struct hf_buf_info *buf;     /**< the memory */
-    void *file_ctx;                    /**< this backend's per-file context (file_register) */
-    void *buf_ctx;                     /**< this backend's per-buffer context (buf_register) */
-    size_t size;                       /**< bytes to move */
-    int64_t file_offset;               /**< byte offset in the file */
-    int64_t buf_offset;                /**< byte offset from buf->base */
-    uint32_t flags;                    /**< reserved, 0 */
-    int *gpu_error_p;                  /**< where a backend stores the runtime error with -HF_EGPU */
+    uint32_t struct_size;            /**< sizeof(struct hf_io_request) as built by the core */
+    int op;                          /**< enum hf_io_op */
+    const struct hf_file_info *file; /**< the file */
+    const struct hf_buf_info *buf;   /**< the memory */
+    void *file_ctx;                  /**< this backend's per-file context (file_register) */
+    void *buf_ctx;                   /**< this backend's per-buffer context (buf_register) */
+    size_t size;                     /**< bytes to move */
+    int64_t file_offset;             /**< byte offset in the file */
+    int64_t buf_offset;              /**< byte offset from buf->base */
+    uint32_t flags;                  /**< reserved, 0 */
+    int *gpu_error_p;                /**< where a backend stores the runtime error with -HF_EGPU */
 };
 
 /** Pointer facts as the core's GPU layer normalises them. */
@@ -144,9 +144,9 @@ struct hf_gpu_pointer_info {
  * (0 = success); hf_gpu_ops.error_string names it. Streams are the runtime's opaque stream handles.
  */
 struct hf_gpu_ops {
-    uint32_t struct_size;    /**< sizeof(struct hf_gpu_ops) as built by the core */
-    const char *name;        /**< "hip", "cuda", "host", or the library path given in the config */
-    int runtime_version;     /**< hipRuntimeGetVersion of the bound library */
+    uint32_t struct_size; /**< sizeof(struct hf_gpu_ops) as built by the core */
+    const char *name;     /**< "hip", "cuda", "host", or the library path given in the config */
+    int runtime_version;  /**< hipRuntimeGetVersion of the bound library */
     /** Memory type, device and allocation extent of @p ptr. */
     int (*pointer_info)(const void *ptr, struct hf_gpu_pointer_info *info_p);
     /** Number of GPUs. */
@@ -175,12 +175,12 @@ struct hf_gpu_ops {
 
 /** System calls a backend makes, replaceable by tests to inject faults. */
 struct hf_sys_ops {
-    uint32_t struct_size;                                              /**< sizeof(struct hf_sys_ops) */
-    ssize_t (*pread)(int fd, void *buf, size_t count, off_t offset);  /**< pread(2) */
+    uint32_t struct_size; /**< sizeof(struct hf_sys_ops) */
+    ssize_t (*pread)(int fd, void *buf, size_t count, off_t offset);        /**< pread(2) */
     ssize_t (*pwrite)(int fd, const void *buf, size_t count, off_t offset); /**< pwrite(2) */
-    int (*fstat)(int fd, struct stat *st);                             /**< fstat(2) */
-    int (*fdatasync)(int fd);                                          /**< fdatasync(2) */
-    int (*ioctl)(int fd, unsigned long request, void *arg);            /**< ioctl(2) */
+    int (*fstat)(int fd, struct stat *st);                                  /**< fstat(2) */
+    int (*fdatasync)(int fd);                                               /**< fdatasync(2) */
+    int (*ioctl)(int fd, unsigned long request, void *arg);                 /**< ioctl(2) */
 };
 
 /** What the core offers a backend. One instance per loaded backend. */
