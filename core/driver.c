@@ -1,0 +1,117 @@
+/*
+ * hipFileDriverOpen/Close/UseCount and the one-time setup behind the first open. The count rules
+ * are AMD's (API.md section 8.1); setup (config, GPU runtime, plugins) runs on the first 0 -> 1
+ * transition and, if it fails, again on the next one.
+ */
+#include "driver.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "config.h"
+#include "error.h"
+#include "gpu.h"
+#include "loader.h"
+#include "log.h"
+#include "batch.h"
+#include "registry.h"
+
+static pthread_mutex_t driver_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic int64_t driver_refcount;
+static bool driver_set_up;
+
+/* Called with driver_lock held. */
+static hipFileOpError_t driver_setup_locked(void)
+{
+    if (driver_set_up)
+        return hipFileSuccess;
+    int rc = hf_config_load();
+    if (rc < 0) {
+        hf_error("driver setup failed: configuration%s%s is not usable",
+                 hf_config_path() ? " " : "", hf_config_path() ? hf_config_path() : "");
+        return hipFileDriverSetupError;
+    }
+    rc = hf_gpu_bind(hf_config_get_string("gpu.runtime"));
+    if (rc < 0) {
+        hf_error("driver setup failed: no usable GPU runtime (gpu.runtime = \"%s\")",
+                 hf_config_get_string("gpu.runtime"));
+        return rc == -ENODEV ? hipFilePlatformNotSupported : hipFileDriverSetupError;
+    }
+    rc = hf_loader_load_all();
+    if (rc < 0) {
+        hf_error("driver setup failed: cannot load plugins: %s", strerror(-rc));
+        return hipFileDriverSetupError;
+    }
+    driver_set_up = true;
+    return hipFileSuccess;
+}
+
+hipFileOpError_t hf_driver_setup(void)
+{
+    pthread_mutex_lock(&driver_lock);
+    hipFileOpError_t err = driver_setup_locked();
+    pthread_mutex_unlock(&driver_lock);
+    return err;
+}
+
+hipFileOpError_t hf_driver_ensure_open(void)
+{
+    if (atomic_load(&driver_refcount) > 0)
+        return hipFileSuccess;
+    pthread_mutex_lock(&driver_lock);
+    hipFileOpError_t err = hipFileSuccess;
+    if (atomic_load(&driver_refcount) == 0) {
+        err = driver_setup_locked();
+        if (err == hipFileSuccess)
+            atomic_store(&driver_refcount, 1);
+    }
+    pthread_mutex_unlock(&driver_lock);
+    return err;
+}
+
+int64_t hf_driver_count(void)
+{
+    return atomic_load(&driver_refcount);
+}
+
+bool hf_driver_is_open(void)
+{
+    return atomic_load(&driver_refcount) > 0;
+}
+
+HIPFILE_API hipFileError_t hipFileDriverOpen(void)
+{
+    pthread_mutex_lock(&driver_lock);
+    hipFileOpError_t err = driver_setup_locked();
+    if (err == hipFileSuccess)
+        atomic_fetch_add(&driver_refcount, 1);
+    pthread_mutex_unlock(&driver_lock);
+    return hf_status(err);
+}
+
+HIPFILE_API hipFileError_t hipFileDriverClose(void)
+{
+    pthread_mutex_lock(&driver_lock);
+    int64_t count = atomic_load(&driver_refcount);
+    if (count <= 0) {
+        pthread_mutex_unlock(&driver_lock);
+        hf_warn("hipFileDriverClose: driver is not open");
+        return hf_status(hipFileDriverNotInitialized);
+    }
+    atomic_store(&driver_refcount, count - 1);
+    if (count == 1) {
+        /* Registrations do not outlive the last close (AMD); the caller's fds stay open. */
+        hf_file_drop_all();
+        hf_buffer_drop_all();
+        hf_batch_drop_all();
+    }
+    pthread_mutex_unlock(&driver_lock);
+    return hf_status(hipFileSuccess);
+}
+
+HIPFILE_API int64_t hipFileUseCount(void)
+{
+    return atomic_load(&driver_refcount);
+}

@@ -1,0 +1,449 @@
+/*
+ * File registration: validates the caller's descriptor, opens the buffered/O_DIRECT twin through
+ * /proc/self/fd, records the facts backends need (kind, flags, DIO alignment, filesystem), offers
+ * the file to every backend, and hands out a generation-tagged handle.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/magic.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "driver.h"
+#include "error.h"
+#include "log.h"
+#include "registry.h"
+
+/*
+ * Handle = (generation << HANDLE_SLOT_BITS) | (slot + 1). The generation of a slot grows on every
+ * reuse, so a handle kept after deregistration no longer matches and is refused.
+ */
+#define HANDLE_SLOT_BITS 20
+#define HANDLE_SLOT_MAX (1u << HANDLE_SLOT_BITS)
+
+struct file_slot {
+    struct hf_file *file;
+    uint64_t generation;
+};
+
+static pthread_mutex_t file_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct file_slot *file_slots;
+static size_t file_slot_cap;
+static size_t file_live;
+
+static void file_close_owned(struct hf_file *file)
+{
+    for (int i = 0; i < 2; i++) {
+        if (file->owned_fds[i] >= 0)
+            close(file->owned_fds[i]);
+        file->owned_fds[i] = -1;
+    }
+}
+
+static void file_backends_release(struct hf_file *file)
+{
+    for (unsigned i = 0; i < hf_backend_count(); i++) {
+        struct hf_backend *b = hf_backend_at(i);
+        if (!file->declined[i] && b->ops->file_deregister != NULL)
+            b->ops->file_deregister(b->state, file->backend_ctx[i]);
+    }
+}
+
+static void file_destroy(struct hf_file *file)
+{
+    file_backends_release(file);
+    file_close_owned(file);
+    free(file);
+}
+
+void hf_file_release(struct hf_file *file)
+{
+    if (file != NULL && atomic_fetch_sub(&file->refs, 1) == 1)
+        file_destroy(file);
+}
+
+static bool handle_decode(hipFileHandle_t fh, size_t *slot_p, uint64_t *gen_p)
+{
+    uint64_t value = (uint64_t)(uintptr_t)fh;
+    uint64_t slot_plus_one = value & (HANDLE_SLOT_MAX - 1);
+    if (slot_plus_one == 0)
+        return false;
+    *slot_p = (size_t)(slot_plus_one - 1);
+    *gen_p = value >> HANDLE_SLOT_BITS;
+    return true;
+}
+
+/* Called with file_lock held. */
+static struct file_slot *slot_of(hipFileHandle_t fh)
+{
+    size_t slot;
+    uint64_t gen;
+    if (!handle_decode(fh, &slot, &gen) || slot >= file_slot_cap)
+        return NULL;
+    struct file_slot *s = &file_slots[slot];
+    if (s->file == NULL || s->generation != gen)
+        return NULL;
+    return s;
+}
+
+struct hf_file *hf_file_acquire(hipFileHandle_t fh)
+{
+    pthread_mutex_lock(&file_lock);
+    struct file_slot *s = slot_of(fh);
+    struct hf_file *file = NULL;
+    if (s != NULL) {
+        file = s->file;
+        atomic_fetch_add(&file->refs, 1);
+    }
+    pthread_mutex_unlock(&file_lock);
+    return file;
+}
+
+/* Called with file_lock held. */
+static bool fd_registered(int fd)
+{
+    for (size_t i = 0; i < file_slot_cap; i++) {
+        if (file_slots[i].file != NULL && file_slots[i].file->caller_fd == fd)
+            return true;
+    }
+    return false;
+}
+
+/* Called with file_lock held. Returns the slot index, or -ENOMEM / -ENOSPC. */
+static ssize_t slot_alloc(void)
+{
+    for (size_t i = 0; i < file_slot_cap; i++) {
+        if (file_slots[i].file == NULL)
+            return (ssize_t)i;
+    }
+    if (file_slot_cap >= HANDLE_SLOT_MAX)
+        return -ENOSPC;
+    size_t cap = file_slot_cap ? file_slot_cap * 2 : 64;
+    if (cap > HANDLE_SLOT_MAX)
+        cap = HANDLE_SLOT_MAX;
+    struct file_slot *grown = realloc(file_slots, cap * sizeof(*grown));
+    if (grown == NULL)
+        return -ENOMEM;
+    memset(grown + file_slot_cap, 0, (cap - file_slot_cap) * sizeof(*grown));
+    file_slots = grown;
+    ssize_t idx = (ssize_t)file_slot_cap;
+    file_slot_cap = cap;
+    return idx;
+}
+
+static const struct {
+    uint64_t magic;
+    const char *name;
+} fs_names[] = {
+    {EXT4_SUPER_MAGIC, "ext4"},   {XFS_SUPER_MAGIC, "xfs"},  {TMPFS_MAGIC, "tmpfs"},
+    {BTRFS_SUPER_MAGIC, "btrfs"}, {NFS_SUPER_MAGIC, "nfs"},  {OVERLAYFS_SUPER_MAGIC, "overlay"},
+    {0x65735546, "fuse"},         {0x2fc12fc1, "zfs"},       {0x0bd00bd0, "lustre"},
+    {F2FS_SUPER_MAGIC, "f2fs"},   {0x47504653, "gpfs"},      {0x19830326, "beegfs"},
+    {SQUASHFS_MAGIC, "squashfs"}, {0x6a656a63, "fakeowner"}, {0xff534d42, "cifs"},
+    {0x01021994, "tmpfs"},        {0x858458f6, "ramfs"},     {0x9fa0, "proc"},
+};
+
+static const char *fs_name_of(uint64_t magic)
+{
+    for (size_t i = 0; i < sizeof(fs_names) / sizeof(fs_names[0]); i++) {
+        if (fs_names[i].magic == magic)
+            return fs_names[i].name;
+    }
+    return "unknown";
+}
+
+/*
+ * ext4's data= journalling mode decides whether direct writes are safe to mix with buffered ones;
+ * it is shown in the superblock options of /proc/self/mountinfo, and "ordered" when absent.
+ */
+static void ext4_data_mode(dev_t dev, char *mode, size_t mode_size)
+{
+    snprintf(mode, mode_size, "ordered");
+    FILE *f = fopen("/proc/self/mountinfo", "re");
+    if (f == NULL)
+        return;
+    char line[4096];
+    char want[32];
+    snprintf(want, sizeof(want), " %u:%u ", major(dev), minor(dev));
+    while (fgets(line, sizeof(line), f) != NULL) {
+        if (strstr(line, want) == NULL)
+            continue;
+        const char *data = strstr(line, "data=");
+        if (data != NULL) {
+            data += 5;
+            size_t n = strcspn(data, ", \n");
+            if (n >= mode_size)
+                n = mode_size - 1;
+            memcpy(mode, data, n);
+            mode[n] = '\0';
+        }
+        break;
+    }
+    fclose(f);
+}
+
+/* Open the caller's file again through /proc with @p flags; -errno on failure. */
+static int reopen_fd(int fd, int flags)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+    int twin = open(path, flags);
+    return twin >= 0 ? twin : -errno;
+}
+
+/*
+ * Flags a twin keeps from the caller's descriptor. O_APPEND is dropped: with it Linux pwrite
+ * ignores the offset, and hipFileWrite always writes at the offset it is given.
+ */
+#define TWIN_KEPT_FLAGS (O_ACCMODE | O_SYNC | O_DSYNC | O_NOATIME | O_LARGEFILE)
+
+static hipFileOpError_t file_open_twins(struct hf_file *file, int status_flags)
+{
+    int fd = file->caller_fd;
+    int keep = status_flags & TWIN_KEPT_FLAGS;
+    bool caller_direct = (status_flags & O_DIRECT) != 0;
+    bool caller_append = (status_flags & O_APPEND) != 0;
+
+    file->info.fd = fd;
+    file->info.direct_fd = -1;
+    if (caller_direct || caller_append) {
+        int buffered = reopen_fd(fd, keep | O_CLOEXEC);
+        if (buffered < 0) {
+            hf_error("file register: fd %d: cannot open a buffered twin: %s", fd,
+                     strerror(-buffered));
+            return buffered == -EACCES || buffered == -EPERM ? hipFilePermissionDenied
+                                                             : hipFileInternalError;
+        }
+        file->owned_fds[0] = buffered;
+        file->info.fd = buffered;
+    }
+    if (caller_direct && !caller_append) {
+        file->info.direct_fd = fd;
+        return hipFileSuccess;
+    }
+    int direct = reopen_fd(fd, keep | O_DIRECT | O_CLOEXEC);
+    if (direct == -EINVAL) {
+        hf_info("file register: fd %d: filesystem cannot do O_DIRECT; no direct path", fd);
+        return hipFileSuccess;
+    }
+    if (direct < 0) {
+        hf_error("file register: fd %d: cannot open an O_DIRECT twin: %s", fd, strerror(-direct));
+        return direct == -EACCES || direct == -EPERM ? hipFilePermissionDenied
+                                                     : hipFileInternalError;
+    }
+    file->owned_fds[1] = direct;
+    file->info.direct_fd = direct;
+    return hipFileSuccess;
+}
+
+static void file_record_facts(struct hf_file *file, const struct stat *st)
+{
+    struct hf_file_info *info = &file->info;
+    info->mode = st->st_mode;
+    info->dev = st->st_dev;
+    info->ino = st->st_ino;
+    info->size_at_register = (uint64_t)st->st_size;
+    if (S_ISBLK(st->st_mode)) {
+        off_t end = lseek(info->fd, 0, SEEK_END);
+        info->size_at_register = end > 0 ? (uint64_t)end : 0;
+    }
+    if (info->direct_fd >= 0) {
+        /* STATX_DIOALIGN needs Linux 6.1; older kernels and filesystems leave it unset. */
+        struct statx stx;
+        info->dio_mem_align = 4096;
+        info->dio_offset_align = 4096;
+        if (statx(info->direct_fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) == 0 &&
+            (stx.stx_mask & STATX_DIOALIGN) && stx.stx_dio_offset_align != 0) {
+            info->dio_mem_align = stx.stx_dio_mem_align;
+            info->dio_offset_align = stx.stx_dio_offset_align;
+        }
+    }
+    struct statfs sfs;
+    if (S_ISBLK(st->st_mode)) {
+        snprintf(info->fs_name, sizeof(info->fs_name), "blockdev");
+    } else if (fstatfs(info->fd, &sfs) == 0) {
+        info->fs_magic = (uint64_t)(unsigned long)sfs.f_type;
+        snprintf(info->fs_name, sizeof(info->fs_name), "%s", fs_name_of(info->fs_magic));
+        if (info->fs_magic == EXT4_SUPER_MAGIC)
+            ext4_data_mode(st->st_dev, info->ext4_data_mode, sizeof(info->ext4_data_mode));
+    } else {
+        snprintf(info->fs_name, sizeof(info->fs_name), "unknown");
+    }
+}
+
+static void file_offer_to_backends(struct hf_file *file)
+{
+    for (unsigned i = 0; i < hf_backend_count(); i++) {
+        struct hf_backend *b = hf_backend_at(i);
+        if (b->ops->file_register == NULL)
+            continue;
+        void *ctx = NULL;
+        int rc = b->ops->file_register(b->state, &file->info, &ctx);
+        if (rc == 0) {
+            file->backend_ctx[i] = ctx;
+        } else {
+            file->declined[i] = true;
+            if (rc == -EOPNOTSUPP)
+                hf_debug("file register: fd %d: backend %s declines it", file->caller_fd, b->name);
+            else
+                hf_warn("file register: fd %d: backend %s failed to accept it: %s", file->caller_fd,
+                        b->name, strerror(-rc));
+        }
+    }
+}
+
+hipFileError_t hf_file_register(hipFileHandle_t *fh, const hipFileDescr_t *descr)
+{
+    if (fh == NULL || descr == NULL) {
+        hf_error("hipFileHandleRegister: %s is NULL", fh == NULL ? "fh" : "descr");
+        return hf_status(hipFileInvalidValue);
+    }
+    /* Read the type as a plain integer: an out-of-range enum value must be safe. */
+    int type;
+    memcpy(&type, &descr->type, sizeof(type));
+    if (type != hipFileHandleTypeOpaqueFD) {
+        hf_error("hipFileHandleRegister: handle type %d is not supported (only OpaqueFD)", type);
+        return hf_status(hipFileIONotSupported);
+    }
+    hipFileOpError_t err = hf_driver_ensure_open();
+    if (err != hipFileSuccess)
+        return hf_status(err);
+
+    int fd = descr->handle.fd;
+    int status_flags = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
+    if (status_flags < 0) {
+        hf_error("hipFileHandleRegister: fd %d is not an open descriptor", fd);
+        return hf_status(hipFileInvalidValue);
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        hf_error("hipFileHandleRegister: fstat(fd %d) failed: %s", fd, strerror(errno));
+        return hf_status(hipFileInvalidValue);
+    }
+    if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
+        hf_error("hipFileHandleRegister: fd %d is not a regular file or block device (mode 0%o)",
+                 fd, (unsigned)(st.st_mode & S_IFMT));
+        return hf_status(hipFileInvalidFileType);
+    }
+
+    struct hf_file *file = calloc(1, sizeof(*file));
+    if (file == NULL) {
+        hf_error("hipFileHandleRegister: out of memory");
+        return hf_status(hipFileInternalError);
+    }
+    file->info.struct_size = sizeof(file->info);
+    file->info.kind = S_ISBLK(st.st_mode) ? HF_FILE_BLOCK : HF_FILE_REGULAR;
+    file->info.status_flags = status_flags;
+    file->caller_fd = fd;
+    file->owned_fds[0] = file->owned_fds[1] = -1;
+    atomic_init(&file->refs, 1);
+
+    pthread_mutex_lock(&file_lock);
+    if (fd_registered(fd)) {
+        pthread_mutex_unlock(&file_lock);
+        hf_error("hipFileHandleRegister: fd %d is already registered", fd);
+        err = hipFileHandleAlreadyRegistered;
+        goto free_file;
+    }
+    ssize_t slot = slot_alloc();
+    if (slot < 0) {
+        pthread_mutex_unlock(&file_lock);
+        hf_error("hipFileHandleRegister: handle table full or out of memory");
+        err = hipFileInternalError;
+        goto free_file;
+    }
+    /* Reserve the slot so a concurrent registration of the same fd is refused. */
+    file_slots[slot].file = file;
+    file_slots[slot].generation++;
+    file->handle = (file_slots[slot].generation << HANDLE_SLOT_BITS) | (uint64_t)(slot + 1);
+    file_live++;
+    pthread_mutex_unlock(&file_lock);
+
+    err = file_open_twins(file, status_flags);
+    if (err != hipFileSuccess)
+        goto release_slot;
+    file_record_facts(file, &st);
+    file_offer_to_backends(file);
+    hf_debug("registered fd %d: %s, fs %s, direct fd %d, dio align mem %u offset %u", fd,
+             file->info.kind == HF_FILE_BLOCK ? "block device" : "regular file", file->info.fs_name,
+             file->info.direct_fd, file->info.dio_mem_align, file->info.dio_offset_align);
+    *fh = (hipFileHandle_t)(uintptr_t)file->handle;
+    return hf_status(hipFileSuccess);
+
+release_slot:
+    pthread_mutex_lock(&file_lock);
+    file_slots[slot].file = NULL;
+    file_live--;
+    pthread_mutex_unlock(&file_lock);
+    file_close_owned(file);
+free_file:
+    free(file);
+    return hf_status(err);
+}
+
+void hf_file_deregister(hipFileHandle_t fh)
+{
+    if (fh == NULL)
+        return;
+    pthread_mutex_lock(&file_lock);
+    struct file_slot *s = slot_of(fh);
+    if (s == NULL) {
+        pthread_mutex_unlock(&file_lock);
+        hf_debug("hipFileHandleDeregister: unknown handle %p ignored", fh);
+        return;
+    }
+    struct hf_file *file = s->file;
+    if (atomic_load(&file->refs) > 1) {
+        pthread_mutex_unlock(&file_lock);
+        hf_warn("hipFileHandleDeregister: fd %d has I/O in flight; not deregistered",
+                file->caller_fd);
+        return;
+    }
+    s->file = NULL;
+    file_live--;
+    pthread_mutex_unlock(&file_lock);
+    hf_file_release(file);
+}
+
+void hf_file_drop_all(void)
+{
+    pthread_mutex_lock(&file_lock);
+    for (size_t i = 0; i < file_slot_cap; i++) {
+        struct hf_file *file = file_slots[i].file;
+        if (file == NULL)
+            continue;
+        file_slots[i].file = NULL;
+        /* A file with I/O in flight is freed when that I/O drops its reference. */
+        hf_file_release(file);
+    }
+    file_live = 0;
+    pthread_mutex_unlock(&file_lock);
+}
+
+size_t hf_file_count(void)
+{
+    pthread_mutex_lock(&file_lock);
+    size_t n = file_live;
+    pthread_mutex_unlock(&file_lock);
+    return n;
+}
+
+HIPFILE_API hipFileError_t hipFileHandleRegister(hipFileHandle_t *fh, hipFileDescr_t *descr)
+{
+    return hf_file_register(fh, descr);
+}
+
+HIPFILE_API void hipFileHandleDeregister(hipFileHandle_t fh)
+{
+    /* At count 0 there is nothing registered; AMD makes this a no-op. */
+    if (!hf_driver_is_open())
+        return;
+    hf_file_deregister(fh);
+}
