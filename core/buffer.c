@@ -99,7 +99,10 @@ static hipFileOpError_t buffer_query(const void *ptr, struct hf_gpu_pointer_info
         pi->host_accessible = true;
         return hipFileSuccess;
     }
-    if (rc == HIP_ERROR_INVALID_VALUE) {
+    /* ROCm 6 reports unknown host memory as success with type "unregistered"; HIP 5.x and our
+     * providers refuse the query. Both mean the same thing here. */
+    if (rc == HIP_ERROR_INVALID_VALUE || (rc == 0 && pi->mem_type == HF_MEM_UNKNOWN &&
+                                          !hf_config_get_bool("properties.allow_system_memory"))) {
         hf_error("%s: %p is not memory the GPU runtime knows", what, ptr);
         return hipFileInvalidValue;
     }

@@ -6,18 +6,93 @@
 #ifndef HF_CORE_GPU_H
 #define HF_CORE_GPU_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
 #include "hipfile/backend.h"
+
+/** hipRuntimeGetVersion from which hipMemoryType uses the ROCm 6.0 numbering. */
+#define HF_GPU_VERSION_MEMTYPE_V6 60000000
+
+/**
+ * Everything the binding resolved from the runtime library, typed as the library exports it:
+ * hipError_t (a 32-bit enum) as int, stream and event handles as void *. Mandatory members are
+ * never NULL once bound; optional ones are NULL when the library does not export them (HIP 5.2
+ * declares hipLaunchHostFunc but does not export it, and has no hipGetProcAddress). Numbering
+ * inside arguments (hipDeviceAttribute_t, stream value flags) is the running runtime's, given by
+ * `version`. For core code (async I/O, executor) that needs more than struct hf_gpu_ops.
+ */
+struct hf_gpu_runtime {
+    void *handle;       /**< dlopen handle of the bound library (never closed) */
+    int version;        /**< hipRuntimeGetVersion of the bound library */
+    int device_count;   /**< devices reported when the runtime was bound */
+    bool memtype_v6;    /**< hipMemoryType numbering of ROCm >= 6.0 (version >= 60000000) */
+    bool host_emulated; /**< the host provider: its device memory is ordinary host pages */
+
+    /* Mandatory. */
+    int (*runtime_get_version)(int *version_p);       /**< hipRuntimeGetVersion */
+    int (*get_device_count)(int *count_p);            /**< hipGetDeviceCount */
+    int (*get_device)(int *device_p);                 /**< hipGetDevice */
+    int (*set_device)(int device);                    /**< hipSetDevice */
+    int (*pointer_get_attributes)(void *attributes_p, /**< hipPointerGetAttributes */
+                                  const void *ptr);   /*   (raw hipPointerAttribute_t) */
+    int (*mem_get_address_range)(void **base_p,       /**< hipMemGetAddressRange */
+                                 size_t *size_p, void *ptr);
+    int (*host_malloc)(void **ptr_p, size_t size, unsigned flags);         /**< hipHostMalloc */
+    int (*host_free)(void *ptr);                                           /**< hipHostFree */
+    int (*memcpy_sync)(void *dst, const void *src, size_t size, int kind); /**< hipMemcpy */
+    int (*memcpy_async)(void *dst, const void *src, size_t size, int kind,
+                        void *stream); /**< hipMemcpyAsync */
+    int (*stream_create_with_flags)(void **stream_p,
+                                    unsigned flags); /**< hipStreamCreateWithFlags */
+    int (*stream_destroy)(void *stream);             /**< hipStreamDestroy */
+    int (*stream_synchronize)(void *stream);         /**< hipStreamSynchronize */
+    const char *(*get_error_string)(int err);        /**< hipGetErrorString */
+
+    /* Optional (NULL when absent). */
+    /** hipGetProcAddress (ROCm >= 6.2); status_p is a hipDriverProcAddressQueryResult. */
+    int (*get_proc_address)(const char *symbol, void **fn_p, int hip_version, uint64_t flags,
+                            int *status_p);
+    /** hipLaunchHostFunc */
+    int (*launch_host_func)(void *stream, void (*fn)(void *user), void *user);
+    /** hipStreamAddCallback */
+    int (*stream_add_callback)(void *stream, void (*fn)(void *stream, int status, void *user),
+                               void *user, unsigned flags);
+    /** hipStreamWaitValue32 */
+    int (*stream_wait_value32)(void *stream, void *ptr, uint32_t value, unsigned flags,
+                               uint32_t mask);
+    /** hipStreamWaitValue64 */
+    int (*stream_wait_value64)(void *stream, void *ptr, uint64_t value, unsigned flags,
+                               uint64_t mask);
+    /** hipStreamWriteValue32 */
+    int (*stream_write_value32)(void *stream, void *ptr, uint32_t value, unsigned flags);
+    /** hipStreamWriteValue64 */
+    int (*stream_write_value64)(void *stream, void *ptr, uint64_t value, unsigned flags);
+    int (*event_create)(void **event_p);                            /**< hipEventCreate */
+    int (*event_create_with_flags)(void **event_p, unsigned flags); /**< hipEventCreateWithFlags */
+    int (*event_record)(void *event, void *stream);                 /**< hipEventRecord */
+    int (*event_query)(void *event);                                /**< hipEventQuery */
+    int (*event_synchronize)(void *event);                          /**< hipEventSynchronize */
+    int (*event_destroy)(void *event);                              /**< hipEventDestroy */
+    /** hipDeviceGetAttribute (attribute numbering of the running runtime) */
+    int (*device_get_attribute)(int *value_p, int attribute, int device);
+};
 
 /**
  * Bind the runtime named @p runtime (the gpu.runtime setting: "auto", "hip", "cuda", "host" or a
- * library path). Once bound, later calls return 0 and keep the first binding. Returns 0, or
- * -ENODEV when no runtime with a device was found (logged, with what was tried), or -ENOENT when
- * the named library cannot be opened or lacks a mandatory function, or -EINVAL for a bad name.
+ * library path, i.e. any name containing '/'; the four names are matched ignoring case). Once
+ * bound, later calls with a valid name return 0 and keep the first binding. Returns 0, or -ENODEV
+ * when no runtime with a device was found (logged, with what was tried), or -ENOENT when the
+ * named library cannot be opened or lacks a mandatory function, or -EINVAL for a NULL, empty,
+ * unknown or over-long name.
  */
 int hf_gpu_bind(const char *runtime);
 /** Forget the binding (libraries stay loaded) so a test can bind another runtime. Tests only. */
 void hf_gpu_reset(void);
 /** The bound runtime; NULL before a successful hf_gpu_bind. */
 const struct hf_gpu_ops *hf_gpu(void);
+/** Everything resolved from the bound runtime; NULL before a successful hf_gpu_bind. */
+const struct hf_gpu_runtime *hf_gpu_runtime(void);
 
 #endif
