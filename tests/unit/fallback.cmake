@@ -1,0 +1,7 @@
+# The fallback plugin, loaded with dlopen from the build's plugin directory and driven through a
+# fake host; the shared plugin helpers (bounce pool, alignment) are linked in and tested directly.
+hf_add_gtest(NAME test_fallback_plugin
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_fallback_plugin.cc
+  LIBS hipfile_plugin_common ${CMAKE_DL_LIBS}
+  INTERNAL)
+add_dependencies(test_fallback_plugin hipfile-plugin-fallback)
