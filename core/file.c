@@ -340,7 +340,8 @@ hipFileError_t hf_file_register(hipFileHandle_t *fh, const hipFileDescr_t *descr
     }
     file->info.struct_size = sizeof(file->info);
     file->info.kind = S_ISBLK(st.st_mode) ? HF_FILE_BLOCK : HF_FILE_REGULAR;
-    file->info.status_flags = status_flags;
+    /* Backends get descriptors without O_APPEND (file_open_twins); their flags say so too. */
+    file->info.status_flags = status_flags & ~O_APPEND;
     file->caller_fd = fd;
     file->owned_fds[0] = file->owned_fds[1] = -1;
     atomic_init(&file->refs, 1);

@@ -92,7 +92,8 @@ struct hf_file_info {
     int direct_fd;          /**< O_DIRECT descriptor, or -1 when the file has none */
     int kind;               /**< enum hf_file_kind */
     uint32_t mode;          /**< st_mode */
-    int status_flags;       /**< fcntl(F_GETFL) of the caller's descriptor */
+    int status_flags;       /**< fcntl(F_GETFL) of the caller's fd less O_APPEND: fd and direct_fd
+                               never have it (the core reopens such files without it) */
     uint32_t dio_mem_align; /**< O_DIRECT memory alignment in bytes, 0 without direct_fd */
     uint32_t dio_offset_align; /**< O_DIRECT offset/size alignment in bytes, 0 without direct_fd */
     uint64_t fs_magic;         /**< statfs f_type */
