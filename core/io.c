@@ -33,8 +33,11 @@ static ssize_t io_result(ssize_t rc, int gpu_err, const char *what)
         hf_error("%s: GPU runtime error %d", what, gpu_err);
         return -(ssize_t)hipFileHipDriverError;
     }
+    /* The selector has logged which backends it considered and why none served. */
+    if (rc == -HF_ENOBACKEND)
+        return -(ssize_t)hipFileInternalError;
     if (rc == -ENODEV) {
-        hf_error("%s: no backend can serve this request", what);
+        hf_error("%s: the last backend able to serve this request reports it cannot", what);
         return -(ssize_t)hipFileInternalError;
     }
     return sys_error((int)-rc);

@@ -11,18 +11,19 @@
 #include <stdint.h>
 
 #include "hipfile/backend.h"
+#include "manifest.h"
 
 /** Most backends one process loads. */
 #define HF_MAX_BACKENDS 32
-/** Most errnos a manifest may list as retryable. */
-#define HF_MAX_RETRY_ERRNOS 16
 
 /** A loaded, probed backend. */
 struct hf_backend {
     unsigned index;           /**< position in the loaded table, 0..count-1 */
     char name[64];            /**< manifest name (equal to ops->name) */
     char manifest_path[4096]; /**< the manifest it came from */
-    char library_path[4096];  /**< the shared object */
+    char library_path[4096];  /**< the shared object (real path) */
+    char version[64];         /**< the plugin's version, from the manifest */
+    char description[256];    /**< the manifest's description, may be empty */
     uint32_t abi_minor;       /**< negotiated minor */
     int manifest_priority;    /**< default priority from the manifest */
     int priority;             /**< effective priority (config overrides manifest) */
@@ -36,9 +37,11 @@ struct hf_backend {
 };
 
 /**
- * Load every plugin from the configured directory. Runs once per process; later calls return the
+ * Load every plugin from plugins.directory (hf_config_get_string), reading manifests in byte
+ * order of their file names. Runs once per process (until hf_loader_reset); later calls return the
  * first result. Returns 0 even when no plugin loaded (that is logged); -errno only when the
- * directory cannot be read at all.
+ * directory cannot be read at all (logged as an error). Each backend's host API carries hf_gpu()
+ * as it is at this call, so bind the GPU runtime first.
  */
 int hf_loader_load_all(void);
 /** Number of loaded backends. */
@@ -49,8 +52,10 @@ struct hf_backend *hf_backend_at(unsigned index);
 struct hf_backend *hf_backend_find(const char *name);
 /** Whether a loaded backend offers a direct (no bounce buffer) path, HF_CAP_DIRECT. */
 bool hf_loader_has_direct_backend(void);
-/** Forget every loaded backend (libraries stay loaded, fini is called) so a test can load another
- * directory. Tests only. */
+/**
+ * Forget every loaded backend (fini is called, libraries stay loaded) so a test can load another
+ * directory. Tests only: no I/O and no registration may be in flight.
+ */
 void hf_loader_reset(void);
 /** Whether @p err (positive errno) is retryable for @p backend (ENODEV, EREMOTEIO, manifest list).
  */

@@ -7,11 +7,20 @@
 #ifndef HF_CORE_SELECTOR_H
 #define HF_CORE_SELECTOR_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "hipfile/backend.h"
 #include "loader.h"
+
+/**
+ * Negative of this value: no loaded backend can serve the request (none loaded, or every one was
+ * filtered out or refused it by score). The core reports it as hipFileInternalError (API.md
+ * section 8.4). Outside the errno range and distinct from HF_EGPU; backends never return it.
+ */
+#define HF_ENOBACKEND 4097
 
 /** One candidate's verdict for a request (hipfile-check --explain). */
 struct hf_candidate {
@@ -21,21 +30,35 @@ struct hf_candidate {
 };
 
 /**
- * Rank every loaded backend for @p req. @p declined_by[i] true means backend i declined the file
- * or buffer at registration (may be NULL). Fills up to @p max entries of @p out, usable ones first
- * in serving order, then the refused ones; returns the number filled.
+ * Rank every loaded backend for @p req. @p file_ctx and @p buf_ctx are per-backend context arrays
+ * (index = backend index, either may be NULL) handed to score() in req->file_ctx/buf_ctx.
+ * @p declined_by[i] true means backend i declined the file or buffer at registration (may be
+ * NULL). A backend is a candidate when it did not decline, has the capability for req->op, its
+ * manifest accepts the memory type and file kind, compat mode admits it (force: only
+ * HF_CAP_COMPAT backends; off: none of them), and score() is not negative. Candidates are ordered
+ * by score, then effective priority, then manifest priority (all descending), then name. Fills up
+ * to @p max entries of @p out, candidates first in serving order, then the refused backends in
+ * load order; returns the number filled (0 for a request without file or buffer). Logs one debug
+ * line per backend.
  */
 size_t hf_selector_rank(const struct hf_io_request *req, void *const *file_ctx,
                         void *const *buf_ctx, const bool *declined_by, struct hf_candidate *out,
                         size_t max);
 
 /**
- * Serve @p req: the best candidate first, then the next on a retryable error with nothing moved.
- * @p file_ctx and @p buf_ctx are per-backend context arrays (index = backend index, may be NULL);
- * @p declined_by as in hf_selector_rank. Returns bytes or -errno (-ENODEV when no backend can
- * serve).
+ * Serve @p req with the first candidate of hf_selector_rank. When it fails with an errno that is
+ * retryable for it (hf_backend_retryable) - a negative return means it moved nothing - and compat
+ * mode is not off, the next candidate serves the same request; each such step is counted. A
+ * backend that moved part of the request returns the short count, which is final. req->file_ctx
+ * and req->buf_ctx are set per backend and restored before returning. Returns bytes; the -errno
+ * of the last backend tried (as the backend returned it, not logged here); or, each with one log
+ * line: -HF_ENOBACKEND when there is no candidate, -EINVAL for a request without file, buffer or
+ * valid op, -EIO when a backend claims more bytes than were asked.
  */
 ssize_t hf_selector_submit(struct hf_io_request *req, void *const *file_ctx, void *const *buf_ctx,
                            const bool *declined_by);
+
+/** Requests handed on to the next candidate since the process started (all threads). */
+uint64_t hf_selector_fallback_count(void);
 
 #endif

@@ -104,7 +104,7 @@ TEST_F(DriverTest, LastCloseDropsRegistrations)
 
 TEST_F(DriverTest, CallsAtZeroFollowTheSeedRules)
 {
-    char host[16];
+    char host[16] = {0};
     EXPECT_EQ(hipFileBufDeregister(host).err, hipFileDriverClosing);
     hipFileHandleDeregister(reinterpret_cast<hipFileHandle_t>(0x1234));
     EXPECT_EQ(hipFileUseCount(), 0);
@@ -122,7 +122,7 @@ TEST_F(DriverTest, AsyncAtZeroOpensAndReportsInvalidValue)
     size_t size = 16;
     hoff_t file_offset = 0, buffer_offset = 0;
     ssize_t bytes = 0;
-    char host[16];
+    char host[16] = {0};
     hipFileError_t e = hipFileReadAsync(reinterpret_cast<hipFileHandle_t>(0x1234), host, &size,
                                         &file_offset, &buffer_offset, &bytes, nullptr);
     EXPECT_EQ(e.err, hipFileInvalidValue);

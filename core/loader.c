@@ -1,0 +1,467 @@
+/*
+ * The plugin loader: scans the plugin directory's manifests in byte order, opens the enabled
+ * plugins, runs the ABI handshake, init and probe, and keeps the backends that pass, together with
+ * the host API each of them is handed. Plugins are never unloaded once their code has run.
+ */
+#include "loader.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "gpu.h"
+#include "log.h"
+#include "sys.h"
+
+static pthread_mutex_t loader_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool loader_done;
+static int loader_result;
+static struct hf_backend backends[HF_MAX_BACKENDS];
+static atomic_uint backend_total;
+
+/* Smallest ops table the core accepts per negotiated minor: everything that minor defines. */
+static const size_t ops_size_for_minor[] = {
+    [0] = offsetof(struct hf_backend_ops, write) + sizeof(((struct hf_backend_ops *)0)->write),
+};
+_Static_assert(sizeof(ops_size_for_minor) / sizeof(ops_size_for_minor[0]) ==
+                   HF_BACKEND_ABI_MINOR + 1,
+               "every ABI minor needs its minimum ops table size");
+
+unsigned hf_backend_count(void)
+{
+    return atomic_load_explicit(&backend_total, memory_order_acquire);
+}
+
+struct hf_backend *hf_backend_at(unsigned index)
+{
+    return index < hf_backend_count() ? &backends[index] : NULL;
+}
+
+struct hf_backend *hf_backend_find(const char *name)
+{
+    unsigned count = hf_backend_count();
+    for (unsigned i = 0; name != NULL && i < count; i++) {
+        if (strcmp(backends[i].name, name) == 0)
+            return &backends[i];
+    }
+    return NULL;
+}
+
+bool hf_loader_has_direct_backend(void)
+{
+    unsigned count = hf_backend_count();
+    for (unsigned i = 0; i < count; i++) {
+        if (backends[i].ops->caps & HF_CAP_DIRECT)
+            return true;
+    }
+    return false;
+}
+
+bool hf_backend_retryable(const struct hf_backend *backend, int err)
+{
+    if (err == ENODEV || err == EREMOTEIO)
+        return true;
+    for (unsigned i = 0; backend != NULL && i < backend->retry_errno_count; i++) {
+        if (backend->retry_errnos[i] == err)
+            return true;
+    }
+    return false;
+}
+
+/* ---- the host API each backend is handed ---- */
+
+static struct hf_backend *host_backend(const struct hf_host_api *host)
+{
+    return host != NULL ? host->core_private : NULL;
+}
+
+static void host_log(const struct hf_host_api *host, int level, const char *fmt, ...)
+{
+    const struct hf_backend *backend = host_backend(host);
+    va_list ap;
+    va_start(ap, fmt);
+    hf_logv(level, backend != NULL ? backend->name : "plugin", fmt, ap);
+    va_end(ap);
+}
+
+static int host_config_int(const struct hf_host_api *host, const char *key, int64_t *value_p)
+{
+    const struct hf_backend *backend = host_backend(host);
+    if (backend == NULL || key == NULL || value_p == NULL)
+        return -EINVAL;
+    return hf_config_plugin_int(backend->name, key, value_p);
+}
+
+static int host_config_bool(const struct hf_host_api *host, const char *key, bool *value_p)
+{
+    const struct hf_backend *backend = host_backend(host);
+    if (backend == NULL || key == NULL || value_p == NULL)
+        return -EINVAL;
+    return hf_config_plugin_bool(backend->name, key, value_p);
+}
+
+/* Config strings live as long as the process, which covers "valid until unload". */
+static int host_config_string(const struct hf_host_api *host, const char *key, const char **value_p)
+{
+    const struct hf_backend *backend = host_backend(host);
+    if (backend == NULL || key == NULL || value_p == NULL)
+        return -EINVAL;
+    return hf_config_plugin_string(backend->name, key, value_p);
+}
+
+static void host_api_fill(struct hf_backend *backend)
+{
+    backend->host = (struct hf_host_api){
+        .struct_size = sizeof(struct hf_host_api),
+        .abi_minor = HF_BACKEND_ABI_MINOR,
+        .core_private = backend,
+        .log = host_log,
+        .config_int = host_config_int,
+        .config_bool = host_config_bool,
+        .config_string = host_config_string,
+        .gpu = hf_gpu(),
+        .sys = hf_sys(),
+    };
+}
+
+/* ---- loading one plugin ---- */
+
+static void why_set(char *why, size_t why_size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void why_set(char *why, size_t why_size, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, why_size, fmt, ap);
+    va_end(ap);
+}
+
+static const char *errno_text(int err, char *buf, size_t size)
+{
+    const char *name = hf_manifest_errno_name(err);
+    if (name != NULL)
+        snprintf(buf, size, "%s (%s)", name, strerror(err));
+    else
+        snprintf(buf, size, "%s", strerror(err));
+    return buf;
+}
+
+/* What the core needs of an ops table at the negotiated minor. */
+static int ops_check(const struct hf_backend_ops *ops, uint32_t minor, const char *name, char *why,
+                     size_t why_size)
+{
+    if (ops == NULL) {
+        why_set(why, why_size, "the entry point returned no ops table");
+        return -EINVAL;
+    }
+    if (ops->magic != HF_BACKEND_MAGIC) {
+        why_set(why, why_size, "bad magic 0x%08x in the ops table (expected 0x%08x)", ops->magic,
+                HF_BACKEND_MAGIC);
+        return -EINVAL;
+    }
+    if (ops->abi_major != HF_BACKEND_ABI_MAJOR) {
+        why_set(why, why_size, "ops table is for ABI major %u, the core implements %u",
+                ops->abi_major, HF_BACKEND_ABI_MAJOR);
+        return -EINVAL;
+    }
+    size_t need = ops_size_for_minor[minor];
+    if (ops->struct_size < need) {
+        why_set(why, why_size, "ops table is %u bytes, ABI %u.%u needs at least %zu",
+                ops->struct_size, HF_BACKEND_ABI_MAJOR, minor, need);
+        return -EINVAL;
+    }
+    if (ops->name == NULL || strcmp(ops->name, name) != 0) {
+        why_set(why, why_size, "the library calls itself '%s' but its manifest says '%s'",
+                ops->name != NULL ? ops->name : "(null)", name);
+        return -EINVAL;
+    }
+    if ((ops->caps & (HF_CAP_READ | HF_CAP_WRITE)) == 0) {
+        why_set(why, why_size, "caps 0x%x offer neither HF_CAP_READ nor HF_CAP_WRITE", ops->caps);
+        return -EINVAL;
+    }
+    const char *missing = NULL;
+    if (ops->init == NULL)
+        missing = "init";
+    else if (ops->fini == NULL)
+        missing = "fini";
+    else if (ops->probe == NULL)
+        missing = "probe";
+    else if (ops->score == NULL)
+        missing = "score";
+    else if ((ops->caps & HF_CAP_READ) && ops->read == NULL)
+        missing = "read (caps include HF_CAP_READ)";
+    else if ((ops->caps & HF_CAP_WRITE) && ops->write == NULL)
+        missing = "write (caps include HF_CAP_WRITE)";
+    if (missing != NULL) {
+        why_set(why, why_size, "mandatory member %s is NULL", missing);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+/*
+ * Open, handshake, init and probe the plugin described by @p m into @p b (the next free slot).
+ * Returns 0 when it is usable; otherwise logs the one line that says why and returns -errno.
+ */
+static int plugin_load(struct hf_backend *b, const struct hf_manifest *m, const char *manifest_path,
+                       const char *library_path)
+{
+    char why[HF_MANIFEST_WHY_SIZE + 256];
+    char text[96];
+    int rc;
+
+    void *handle = dlopen(library_path, RTLD_NOW | RTLD_LOCAL);
+    if (handle == NULL) {
+        const char *err = dlerror();
+        hf_warn("plugin %s (%s): cannot open %s: %s; skipped", m->name, manifest_path, library_path,
+                err ? err : "unknown error");
+        return -ENOENT;
+    }
+    dlerror();
+    hf_backend_entry_fn entry;
+    /* POSIX allows converting a dlsym result to a function pointer; ISO C does not say so. */
+    *(void **)&entry = dlsym(handle, HF_BACKEND_ENTRY_SYMBOL);
+    if (entry == NULL) {
+        hf_warn("plugin %s (%s): %s does not export %s; skipped", m->name, manifest_path,
+                library_path, HF_BACKEND_ENTRY_SYMBOL);
+        rc = -ENOENT;
+        goto close_handle;
+    }
+
+    snprintf(b->name, sizeof(b->name), "%s", m->name);
+    host_api_fill(b);
+    uint32_t minor = HF_BACKEND_ABI_MINOR;
+    const struct hf_backend_ops *ops = NULL;
+    rc = entry(&b->host, &minor, &ops);
+    if (rc != 0) {
+        hf_warn("plugin %s (%s): entry point failed: %s; skipped", m->name, library_path,
+                rc < 0 ? errno_text(-rc, text, sizeof(text)) : "positive return value");
+        rc = rc < 0 ? rc : -EINVAL;
+        goto close_handle;
+    }
+    /* Each side uses the lower minor; a plugin that answers higher than asked is held to ours. */
+    if (minor > HF_BACKEND_ABI_MINOR)
+        minor = HF_BACKEND_ABI_MINOR;
+    if (ops != NULL && ops->magic == HF_BACKEND_MAGIC && ops->abi_minor < minor)
+        minor = ops->abi_minor;
+    rc = ops_check(ops, minor, m->name, why, sizeof(why));
+    if (rc < 0) {
+        hf_warn("plugin %s (%s): %s; skipped", m->name, library_path, why);
+        goto close_handle;
+    }
+
+    /* From here the plugin's own code has run with our host API: it stays mapped for good. */
+    void *state = NULL;
+    rc = ops->init(&b->host, &state);
+    if (rc != 0) {
+        hf_warn("plugin %s (%s): init failed: %s; skipped", m->name, library_path,
+                rc < 0 ? errno_text(-rc, text, sizeof(text)) : "positive return value");
+        return rc < 0 ? rc : -EINVAL;
+    }
+    rc = ops->probe(state);
+    if (rc == -ENODEV) {
+        hf_info("plugin %s (%s): not usable on this machine (probe returned ENODEV); skipped",
+                m->name, library_path);
+        goto fini;
+    }
+    if (rc != 0) {
+        hf_warn("plugin %s (%s): probe failed: %s; skipped", m->name, library_path,
+                rc < 0 ? errno_text(-rc, text, sizeof(text)) : "positive return value");
+        rc = rc < 0 ? rc : -EINVAL;
+        goto fini;
+    }
+
+    snprintf(b->manifest_path, sizeof(b->manifest_path), "%s", manifest_path);
+    snprintf(b->library_path, sizeof(b->library_path), "%s", library_path);
+    snprintf(b->version, sizeof(b->version), "%s", m->version);
+    snprintf(b->description, sizeof(b->description), "%s", m->description);
+    b->abi_minor = minor;
+    b->manifest_priority = m->priority;
+    int priority;
+    b->priority = hf_config_plugin_priority(m->name, &priority) == 0 ? priority : m->priority;
+    b->mem_types = m->mem_types;
+    b->file_kinds = m->file_kinds;
+    memcpy(b->retry_errnos, m->retry_errnos, sizeof(b->retry_errnos));
+    b->retry_errno_count = m->retry_errno_count;
+    b->ops = ops;
+    b->state = state;
+    hf_info("plugin %s %s loaded from %s (ABI %u.%u, priority %d)", b->name, b->version,
+            library_path, HF_BACKEND_ABI_MAJOR, minor, b->priority);
+    return 0;
+
+fini:
+    ops->fini(state);
+    return rc;
+
+close_handle:
+    dlclose(handle);
+    return rc;
+}
+
+/* ---- the directory scan ---- */
+
+struct seen_manifest {
+    char name[HF_MANIFEST_NAME_SIZE];
+    char path[4096];
+};
+
+static int manifest_filter(const struct dirent *entry)
+{
+    size_t len = strlen(entry->d_name);
+    /* Hidden files are editors' and package managers' leftovers, never manifests. */
+    return entry->d_name[0] != '.' && len > 4 && strcmp(entry->d_name + len - 4, ".xml") == 0;
+}
+
+/* Byte order, not the locale's collation: the load order must not depend on LANG. */
+static int manifest_compare(const struct dirent **a, const struct dirent **b)
+{
+    return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+/* Consider one manifest: returns true when it produced a loaded backend. */
+static bool manifest_consider(const char *dir, const char *path, struct seen_manifest *seen,
+                              size_t *seen_count)
+{
+    char why[HF_MANIFEST_WHY_SIZE + 256];
+    struct hf_manifest m;
+    if (hf_manifest_read(path, &m, why, sizeof(why)) < 0) {
+        hf_warn("manifest %s: %s; skipped", path, why);
+        return false;
+    }
+    for (size_t i = 0; i < *seen_count; i++) {
+        if (strcmp(seen[i].name, m.name) == 0) {
+            hf_warn("plugin %s (%s): name already taken by %s, which wins; skipped", m.name, path,
+                    seen[i].path);
+            return false;
+        }
+    }
+    snprintf(seen[*seen_count].name, sizeof(seen[*seen_count].name), "%s", m.name);
+    snprintf(seen[*seen_count].path, sizeof(seen[*seen_count].path), "%s", path);
+    (*seen_count)++;
+
+    if (!hf_config_plugin_enabled(m.name)) {
+        hf_info("plugin %s (%s): not in plugins.enable; not opened", m.name, path);
+        return false;
+    }
+    if (m.abi_major != HF_BACKEND_ABI_MAJOR) {
+        hf_warn("plugin %s (%s): built for ABI major %u, the core implements %u; skipped", m.name,
+                path, m.abi_major, HF_BACKEND_ABI_MAJOR);
+        return false;
+    }
+    unsigned count = hf_backend_count();
+    if (count >= HF_MAX_BACKENDS) {
+        hf_warn("plugin %s (%s): %d backends are loaded already, the most one process takes; "
+                "skipped",
+                m.name, path, HF_MAX_BACKENDS);
+        return false;
+    }
+    char library[4096];
+    if (hf_manifest_library_path(&m, dir, library, sizeof(library), why, sizeof(why)) < 0) {
+        hf_warn("plugin %s (%s): %s; skipped", m.name, path, why);
+        return false;
+    }
+    struct hf_backend *b = &backends[count];
+    memset(b, 0, sizeof(*b));
+    if (plugin_load(b, &m, path, library) < 0) {
+        memset(b, 0, sizeof(*b));
+        return false;
+    }
+    b->index = count;
+    atomic_store_explicit(&backend_total, count + 1, memory_order_release);
+    return true;
+}
+
+static const char *plugin_directory(void)
+{
+    const char *dir = hf_config_get_string("plugins.directory");
+#ifdef HF_DEFAULT_PLUGIN_DIR
+    if (dir == NULL || dir[0] == '\0')
+        dir = HF_DEFAULT_PLUGIN_DIR;
+#endif
+    return dir;
+}
+
+static int loader_scan(void)
+{
+    const char *dir = plugin_directory();
+    if (dir == NULL || dir[0] == '\0') {
+        hf_error("no plugin directory configured (plugins.directory)");
+        return -ENOENT;
+    }
+    struct dirent **names;
+    int n = scandir(dir, &names, manifest_filter, manifest_compare);
+    if (n < 0) {
+        int err = errno;
+        hf_error("plugin directory %s: %s", dir, strerror(err));
+        return -err;
+    }
+    if (n == 0) {
+        hf_warn("plugin directory %s holds no manifests (*.xml); no backend loaded", dir);
+        free(names);
+        return 0;
+    }
+    struct seen_manifest *seen = calloc((size_t)n, sizeof(*seen));
+    int rc = 0;
+    if (seen == NULL) {
+        hf_error("plugin directory %s: out of memory", dir);
+        rc = -ENOMEM;
+        goto free_names;
+    }
+    size_t seen_count = 0;
+    unsigned loaded = 0;
+    for (int i = 0; i < n; i++) {
+        char path[4096];
+        if (snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name) >= (int)sizeof(path)) {
+            hf_warn("manifest %s/%s: path too long; skipped", dir, names[i]->d_name);
+            continue;
+        }
+        if (manifest_consider(dir, path, seen, &seen_count))
+            loaded++;
+    }
+    if (loaded == 0)
+        hf_warn("plugin directory %s: none of %d manifests gave a usable backend", dir, n);
+    else
+        hf_info("plugin directory %s: %u of %d manifests gave a usable backend", dir, loaded, n);
+    free(seen);
+free_names:
+    for (int i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    return rc;
+}
+
+int hf_loader_load_all(void)
+{
+    pthread_mutex_lock(&loader_lock);
+    if (!loader_done) {
+        loader_result = loader_scan();
+        loader_done = true;
+    }
+    int rc = loader_result;
+    pthread_mutex_unlock(&loader_lock);
+    return rc;
+}
+
+void hf_loader_reset(void)
+{
+    pthread_mutex_lock(&loader_lock);
+    unsigned count = hf_backend_count();
+    atomic_store_explicit(&backend_total, 0, memory_order_release);
+    /* Last loaded first, mirroring the load order. */
+    for (unsigned i = count; i-- > 0;) {
+        struct hf_backend *b = &backends[i];
+        b->ops->fini(b->state);
+        memset(b, 0, sizeof(*b));
+    }
+    loader_done = false;
+    loader_result = 0;
+    pthread_mutex_unlock(&loader_lock);
+}

@@ -1,0 +1,199 @@
+/*
+ * The selector: filters the loaded backends by what each request needs (capability, manifest
+ * requirements, registration declines, compat mode), ranks the rest by score and priority, and
+ * walks the fallback chain when a backend says another one may succeed.
+ */
+#include "selector.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "config.h"
+#include "log.h"
+
+static atomic_uint_fast64_t selector_fallbacks;
+
+uint64_t hf_selector_fallback_count(void)
+{
+    return atomic_load(&selector_fallbacks);
+}
+
+/* Reasons are static strings (hipfile-check prints them), so each memory type has its own. */
+static const char *const mem_refusals[] = {
+    [HF_MEM_UNKNOWN] = "manifest does not accept pageable host memory",
+    [HF_MEM_DEVICE] = "manifest does not accept device memory",
+    [HF_MEM_HOST_PINNED] = "manifest does not accept pinned host memory",
+    [HF_MEM_MANAGED] = "manifest does not accept managed memory",
+    [HF_MEM_ARRAY] = "array memory cannot take part in I/O",
+};
+
+static const char *op_name(int op)
+{
+    return op == HF_IO_READ ? "read" : "write";
+}
+
+/* Why @p b cannot serve @p req before it is even asked, or NULL when it may be asked. */
+static const char *filter_refusal(const struct hf_backend *b, const struct hf_io_request *req,
+                                  bool declined, enum hf_compat_mode mode)
+{
+    uint32_t caps = b->ops->caps;
+    if (declined)
+        return "declined the file or buffer at registration";
+    if (req->op == HF_IO_READ && !(caps & HF_CAP_READ))
+        return "does not serve reads";
+    if (req->op == HF_IO_WRITE && !(caps & HF_CAP_WRITE))
+        return "does not serve writes";
+    int mem = req->buf->mem_type;
+    if (mem < 0 || mem >= 32 || !(b->mem_types & (1u << mem))) {
+        if (mem >= 0 && (size_t)mem < sizeof(mem_refusals) / sizeof(mem_refusals[0]))
+            return mem_refusals[mem];
+        return "unknown memory type";
+    }
+    int kind = req->file->kind;
+    if (kind < 0 || kind >= 32 || !(b->file_kinds & (1u << kind)))
+        return kind == HF_FILE_BLOCK ? "manifest does not accept block devices"
+                                     : "manifest does not accept this kind of file";
+    if (mode == HF_COMPAT_FORCE && !(caps & HF_CAP_COMPAT))
+        return "compat mode is force and this is not a compat backend";
+    if (mode == HF_COMPAT_OFF && (caps & HF_CAP_COMPAT))
+        return "compat mode is off and this is a compat backend";
+    return NULL;
+}
+
+/* Serving order: higher score, then higher effective and manifest priority, then name. */
+static bool candidate_before(const struct hf_candidate *a, const struct hf_candidate *b)
+{
+    if (a->score != b->score)
+        return a->score > b->score;
+    if (a->backend->priority != b->backend->priority)
+        return a->backend->priority > b->backend->priority;
+    if (a->backend->manifest_priority != b->backend->manifest_priority)
+        return a->backend->manifest_priority > b->backend->manifest_priority;
+    return strcmp(a->backend->name, b->backend->name) < 0;
+}
+
+static bool request_usable(const struct hf_io_request *req)
+{
+    return req != NULL && req->file != NULL && req->buf != NULL &&
+           (req->op == HF_IO_READ || req->op == HF_IO_WRITE);
+}
+
+static size_t rank_with_mode(const struct hf_io_request *req, void *const *file_ctx,
+                             void *const *buf_ctx, const bool *declined_by,
+                             enum hf_compat_mode mode, struct hf_candidate *out, size_t max)
+{
+    if (!request_usable(req) || out == NULL)
+        return 0;
+    struct hf_candidate usable[HF_MAX_BACKENDS];
+    struct hf_candidate refused[HF_MAX_BACKENDS];
+    size_t usable_count = 0;
+    size_t refused_count = 0;
+    unsigned count = hf_backend_count();
+    bool debug = hf_log_level() >= HF_LOG_DEBUG;
+
+    for (unsigned i = 0; i < count; i++) {
+        struct hf_backend *b = hf_backend_at(i);
+        struct hf_candidate c = {.backend = b, .score = -1, .reason = NULL};
+        c.reason = filter_refusal(b, req, declined_by != NULL && declined_by[i], mode);
+        if (c.reason == NULL) {
+            struct hf_io_request view = *req;
+            view.file_ctx = file_ctx != NULL ? file_ctx[i] : NULL;
+            view.buf_ctx = buf_ctx != NULL ? buf_ctx[i] : NULL;
+            c.score = b->ops->score(b->state, &view, &c.reason);
+            if (c.reason == NULL)
+                c.reason = c.score < 0 ? "refused without a reason" : "no reason given";
+        }
+        if (debug)
+            hf_debug("select %s of %zu bytes at %lld: %s %s with score %d (%s)", op_name(req->op),
+                     req->size, (long long)req->file_offset, b->name,
+                     c.score < 0 ? "refuses" : "offers", c.score, c.reason);
+        if (c.score < 0) {
+            refused[refused_count++] = c;
+            continue;
+        }
+        /* Insertion sort: at most HF_MAX_BACKENDS entries, and ties keep a stable order. */
+        size_t at = usable_count++;
+        while (at > 0 && candidate_before(&c, &usable[at - 1])) {
+            usable[at] = usable[at - 1];
+            at--;
+        }
+        usable[at] = c;
+    }
+
+    size_t filled = 0;
+    for (size_t i = 0; i < usable_count && filled < max; i++)
+        out[filled++] = usable[i];
+    for (size_t i = 0; i < refused_count && filled < max; i++)
+        out[filled++] = refused[i];
+    return filled;
+}
+
+size_t hf_selector_rank(const struct hf_io_request *req, void *const *file_ctx,
+                        void *const *buf_ctx, const bool *declined_by, struct hf_candidate *out,
+                        size_t max)
+{
+    return rank_with_mode(req, file_ctx, buf_ctx, declined_by, hf_config_compat_mode(), out, max);
+}
+
+ssize_t hf_selector_submit(struct hf_io_request *req, void *const *file_ctx, void *const *buf_ctx,
+                           const bool *declined_by)
+{
+    if (!request_usable(req)) {
+        hf_error("selector: request without file, buffer or valid op");
+        return -EINVAL;
+    }
+    /* One reading of the mode for both the filter and the fallback rule of this request. */
+    enum hf_compat_mode mode = hf_config_compat_mode();
+    struct hf_candidate candidates[HF_MAX_BACKENDS];
+    size_t n =
+        rank_with_mode(req, file_ctx, buf_ctx, declined_by, mode, candidates, HF_MAX_BACKENDS);
+    size_t usable = 0;
+    while (usable < n && candidates[usable].score >= 0)
+        usable++;
+    if (usable == 0) {
+        hf_error("no backend can serve a %s of %zu bytes (%s file, %s memory): %zu loaded, all "
+                 "refused",
+                 op_name(req->op), req->size, hf_manifest_file_kind_name(req->file->kind),
+                 hf_manifest_mem_name(req->buf->mem_type), n);
+        return -HF_ENOBACKEND;
+    }
+
+    void *saved_file_ctx = req->file_ctx;
+    void *saved_buf_ctx = req->buf_ctx;
+    ssize_t rc = -HF_ENOBACKEND;
+    for (size_t i = 0; i < usable; i++) {
+        struct hf_backend *b = candidates[i].backend;
+        req->file_ctx = file_ctx != NULL ? file_ctx[b->index] : NULL;
+        req->buf_ctx = buf_ctx != NULL ? buf_ctx[b->index] : NULL;
+        rc = req->op == HF_IO_READ ? b->ops->read(b->state, req) : b->ops->write(b->state, req);
+        if (rc > (ssize_t)req->size) {
+            hf_error("backend %s claims %zd bytes for a %s of %zu", b->name, rc, op_name(req->op),
+                     req->size);
+            rc = -EIO;
+            break;
+        }
+        if (rc >= 0)
+            break;
+        int err = (int)-rc;
+        if (!hf_backend_retryable(b, err))
+            break;
+        const char *err_name = hf_manifest_errno_name(err);
+        if (i + 1 == usable) {
+            hf_debug("backend %s: %s with nothing moved, and no other candidate", b->name,
+                     err_name ? err_name : strerror(err));
+            break;
+        }
+        if (mode == HF_COMPAT_OFF) {
+            hf_debug("backend %s: %s with nothing moved; compat mode is off, so no fallback",
+                     b->name, err_name ? err_name : strerror(err));
+            break;
+        }
+        atomic_fetch_add(&selector_fallbacks, 1);
+        hf_debug("backend %s: %s with nothing moved; falling back to %s", b->name,
+                 err_name ? err_name : strerror(err), candidates[i + 1].backend->name);
+    }
+    req->file_ctx = saved_file_ctx;
+    req->buf_ctx = saved_buf_ctx;
+    return rc;
+}

@@ -1,0 +1,566 @@
+// The plugin loader against fixture plugins: what loads, what is skipped, and the one log line
+// that says why, for every step a plugin can fail (manifest, library path, handshake, init, probe).
+#include <cctype>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <dlfcn.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include "plugin_fixture.h"
+
+extern "C" {
+#include "loader.h"
+#include "manifest.h"
+}
+
+using hf_fixture::LogCapture;
+using hf_fixture::Manifest;
+using hf_fixture::PluginDir;
+
+namespace
+{
+
+class Loader : public ::testing::Test
+{
+  protected:
+    void SetUp() override
+    {
+        hf_loader_reset();
+    }
+    void TearDown() override
+    {
+        hf_loader_reset();
+        log_.reset();
+    }
+
+    /** Load config for dir_ (plus @p plugins_extra and @p groups), then the plugins. */
+    int load(const std::string &plugins_extra = "", const std::string &groups = "")
+    {
+        EXPECT_EQ(hf_fixture::load_config(hf_fixture::config_for(dir_, plugins_extra, groups)), 0);
+        log_ = std::make_unique<LogCapture>();
+        return hf_loader_load_all();
+    }
+
+    std::vector<std::string> loaded_names() const
+    {
+        std::vector<std::string> names;
+        for (unsigned i = 0; i < hf_backend_count(); i++)
+            names.push_back(hf_backend_at(i)->name);
+        return names;
+    }
+
+    /** Whether the library copy at @p path is mapped into the process. */
+    static bool is_mapped(const std::string &path)
+    {
+        void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_NOLOAD);
+        if (handle == nullptr)
+            return false;
+        dlclose(handle);
+        return true;
+    }
+
+    /** The plugin directory with symbolic links resolved, as library paths are logged. */
+    std::string real_dir() const
+    {
+        char real[PATH_MAX];
+        return realpath(dir_.path().c_str(), real) != nullptr ? real : dir_.path();
+    }
+
+    /** The one line about plugin @p name being skipped; fails unless there is exactly one. */
+    std::string skip_line(const std::string &name)
+    {
+        auto lines = log_->lines_with({"plugin " + name + " (", "skipped"});
+        EXPECT_EQ(lines.size(), 1u) << log_->text();
+        return lines.empty() ? std::string() : lines[0];
+    }
+
+    PluginDir dir_;
+    std::unique_ptr<LogCapture> log_;
+};
+
+using Names = std::vector<std::string>;
+
+TEST_F(Loader, GoodPluginLoadsWithManifestFacts)
+{
+    dir_.add_library("fixture-good");
+    dir_.add_manifest_file("complete.xml", "fixture-good.xml");
+    ASSERT_EQ(load(), 0);
+    ASSERT_EQ(loaded_names(), Names{"fixture-good"});
+    const hf_backend *b = hf_backend_at(0);
+    EXPECT_EQ(b->index, 0u);
+    EXPECT_STREQ(b->version, "2.5.1-rc1");
+    EXPECT_STREQ(b->description, "Fixture backend with every field set");
+    EXPECT_EQ(b->manifest_priority, -7);
+    EXPECT_EQ(b->priority, -7);
+    EXPECT_EQ(b->abi_minor, HF_BACKEND_ABI_MINOR);
+    EXPECT_EQ(b->mem_types, (1u << HF_MEM_DEVICE) | (1u << HF_MEM_HOST_PINNED));
+    EXPECT_EQ(b->file_kinds, 1u << HF_FILE_BLOCK);
+    ASSERT_EQ(b->retry_errno_count, 2u);
+    EXPECT_EQ(b->retry_errnos[0], EAGAIN);
+    EXPECT_EQ(b->retry_errnos[1], EINVAL);
+    EXPECT_EQ(std::string(b->manifest_path), dir_.file("fixture-good.xml"));
+    char real[PATH_MAX];
+    ASSERT_NE(realpath(dir_.file("libhipfile-fixture-good.so").c_str(), real), nullptr);
+    EXPECT_STREQ(b->library_path, real);
+    EXPECT_EQ(log_->lines_with({"info:", "plugin fixture-good 2.5.1-rc1 loaded from"}).size(), 1u)
+        << log_->text();
+}
+
+TEST_F(Loader, HostApiTagsLogLinesAndForwardsTheBackendsConfigGroup)
+{
+    dir_.add("fixture-good");
+    ASSERT_EQ(load("", "fixture-good: { answer = 42; verbose = true; greeting = \"hello\"; };"), 0);
+    ASSERT_EQ(hf_backend_count(), 1u);
+    EXPECT_EQ(log_->count("hipfile[fixture-good] info: init: answer=42 (rc 0) verbose=1 (rc 0) "
+                          "greeting=hello"),
+              1u)
+        << log_->text();
+}
+
+TEST_F(Loader, UnsetConfigKeysAreENOENTToTheBackend)
+{
+    dir_.add("fixture-good");
+    ASSERT_EQ(load(), 0);
+    std::string expected = "init: answer=0 (rc " + std::to_string(-ENOENT) + ") verbose=0 (rc " +
+                           std::to_string(-ENOENT) + ") greeting=unset";
+    EXPECT_EQ(log_->count(expected), 1u) << log_->text();
+}
+
+TEST_F(Loader, HostApiCarriesSizeMinorAndSystemCalls)
+{
+    dir_.add("fixture-good");
+    ASSERT_EQ(load(), 0);
+    const hf_backend *b = hf_backend_find("fixture-good");
+    ASSERT_NE(b, nullptr);
+    EXPECT_EQ(b->host.struct_size, sizeof(struct hf_host_api));
+    EXPECT_EQ(b->host.abi_minor, HF_BACKEND_ABI_MINOR);
+    EXPECT_EQ(b->host.core_private, b);
+    ASSERT_NE(b->host.sys, nullptr);
+    EXPECT_NE(b->host.sys->pread, nullptr);
+    EXPECT_NE(b->host.log, nullptr);
+}
+
+// One fixture plugin per rule of the ABI; each is skipped with one line, the good one loads.
+struct BrokenPlugin {
+    const char *fixture;
+    const char *level;  // "warn:" or "info:"
+    const char *reason; // what the line must say
+    bool init_ran;      // fini must have been called after a failed probe
+};
+
+void PrintTo(const BrokenPlugin &p, std::ostream *os)
+{
+    *os << p.fixture;
+}
+
+class LoaderBrokenPlugin : public Loader, public ::testing::WithParamInterface<BrokenPlugin>
+{
+};
+
+TEST_P(LoaderBrokenPlugin, IsSkippedWithOneLineAndOthersStillLoad)
+{
+    const BrokenPlugin &p = GetParam();
+    dir_.add("fixture-good");
+    dir_.add(p.fixture);
+    ASSERT_EQ(load(), 0);
+    EXPECT_EQ(loaded_names(), Names{"fixture-good"});
+    std::string line = skip_line(p.fixture);
+    EXPECT_NE(line.find(p.level), std::string::npos) << line;
+    EXPECT_NE(line.find(p.reason), std::string::npos) << line;
+    EXPECT_TRUE(line.find(dir_.path()) != std::string::npos ||
+                line.find(real_dir()) != std::string::npos)
+        << "names no file: " << line;
+    EXPECT_EQ(log_->count("hipfile[" + std::string(p.fixture) + "] info: fini"),
+              p.init_ran ? 1u : 0u)
+        << log_->text();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    EveryRule, LoaderBrokenPlugin,
+    ::testing::Values(
+        BrokenPlugin{"fixture-bad-magic", "warn:", "bad magic 0x12345678", false},
+        BrokenPlugin{"fixture-abi2", "warn:", "ops table is for ABI major 2", false},
+        BrokenPlugin{"fixture-no-entry", "warn:", "does not export hf_backend_entry_v1", false},
+        BrokenPlugin{"fixture-misnamed", "warn:",
+                     "calls itself 'fixture-other' but its manifest says 'fixture-misnamed'",
+                     false},
+        BrokenPlugin{"fixture-entry-fails", "warn:", "entry point failed: EINVAL", false},
+        BrokenPlugin{"fixture-init-fails", "warn:", "init failed: EIO", false},
+        BrokenPlugin{"fixture-no-device", "info:", "not usable on this machine", true},
+        BrokenPlugin{"fixture-probe-fails", "warn:", "probe failed: EIO", true},
+        BrokenPlugin{"fixture-small", "warn:", "needs at least", false},
+        BrokenPlugin{"fixture-null-score", "warn:", "mandatory member score is NULL", false},
+        BrokenPlugin{"fixture-null-read", "warn:", "mandatory member read", false},
+        BrokenPlugin{"fixture-no-caps", "warn:", "neither HF_CAP_READ nor HF_CAP_WRITE", false}),
+    [](const ::testing::TestParamInfo<BrokenPlugin> &info) {
+        std::string name = info.param.fixture;
+        std::string out;
+        bool upper = true;
+        for (char c : name) {
+            if (c == '-') {
+                upper = true;
+                continue;
+            }
+            out += upper ? (char)toupper(c) : c;
+            upper = false;
+        }
+        return out;
+    });
+
+TEST_F(Loader, PluginWhoseInitRanIsNeverUnmapped)
+{
+    dir_.add("fixture-probe-fails");
+    ASSERT_EQ(load(), 0);
+    EXPECT_EQ(hf_backend_count(), 0u);
+    EXPECT_TRUE(is_mapped(dir_.file("libhipfile-fixture-probe-fails.so")));
+}
+
+TEST_F(Loader, PluginRejectedBeforeInitIsUnmapped)
+{
+    dir_.add("fixture-bad-magic");
+    ASSERT_EQ(load(), 0);
+    EXPECT_FALSE(is_mapped(dir_.file("libhipfile-fixture-bad-magic.so")));
+}
+
+// Manifests that never get as far as the library.
+struct BrokenManifest {
+    const char *file;
+    const char *reason;
+};
+
+void PrintTo(const BrokenManifest &m, std::ostream *os)
+{
+    *os << m.file;
+}
+
+class LoaderBrokenManifest : public Loader, public ::testing::WithParamInterface<BrokenManifest>
+{
+};
+
+TEST_P(LoaderBrokenManifest, IsSkippedWithOneWarningNamingTheFile)
+{
+    const BrokenManifest &m = GetParam();
+    dir_.add("scripted-a");
+    dir_.add_library("fixture-good");
+    dir_.add_manifest_file(m.file);
+    ASSERT_EQ(load(), 0);
+    EXPECT_EQ(loaded_names(), Names{"scripted-a"});
+    auto lines = log_->lines_with({dir_.file(m.file), "skipped"});
+    ASSERT_EQ(lines.size(), 1u) << log_->text();
+    EXPECT_NE(lines[0].find("warn:"), std::string::npos) << lines[0];
+    EXPECT_NE(lines[0].find(m.reason), std::string::npos) << lines[0];
+    EXPECT_FALSE(is_mapped(dir_.file("libhipfile-fixture-good.so")));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    EveryProblem, LoaderBrokenManifest,
+    ::testing::Values(
+        BrokenManifest{"malformed.xml", "malformed XML: line"},
+        BrokenManifest{"bad-name.xml",
+                       "does not match the manifest schema: line 4: Element 'name'"},
+        BrokenManifest{"no-requirements.xml", "Expected is ( requirements )"},
+        BrokenManifest{"unknown-errno.xml", "'EWHATEVER' is not an element of the set"},
+        BrokenManifest{"priority-out-of-range.xml", "greater than the maximum value allowed"},
+        BrokenManifest{"unknown-memory.xml", "'array' is not an element of the set"},
+        BrokenManifest{"doctype.xml", "DOCTYPE"},
+        BrokenManifest{"escape-dotdot.xml", "has a '..' component"},
+        BrokenManifest{"escape-absolute.xml", "is an absolute path"},
+        BrokenManifest{"missing-library.xml", "No such file or directory"}),
+    [](const ::testing::TestParamInfo<BrokenManifest> &info) {
+        std::string out;
+        for (const char *c = info.param.file; *c != '.'; c++)
+            out += isalnum((unsigned char)*c) ? *c : '_';
+        return out;
+    });
+
+TEST_F(Loader, SymlinkToLibraryOutsideTheDirectoryIsRejected)
+{
+    ASSERT_EQ(symlink(hf_fixture::built_library("fixture-good").c_str(),
+                      dir_.file("link-outside.so").c_str()),
+              0);
+    dir_.add_manifest_file("escape-symlink.xml");
+    ASSERT_EQ(load(), 0);
+    EXPECT_EQ(hf_backend_count(), 0u);
+    EXPECT_NE(skip_line("fixture-good").find("outside the plugin directory"), std::string::npos);
+}
+
+TEST_F(Loader, LibraryInASubdirectoryLoads)
+{
+    ASSERT_EQ(mkdir(dir_.file("lib").c_str(), 0755), 0);
+    dir_.add_library("fixture-good", "lib/libhipfile-fixture-good.so");
+    Manifest m;
+    m.name = "fixture-good";
+    m.library = "lib/libhipfile-fixture-good.so";
+    dir_.add_manifest(m);
+    ASSERT_EQ(load(), 0);
+    EXPECT_EQ(loaded_names(), Names{"fixture-good"});
+}
+
+TEST_F(Loader, SymlinkInsideTheDirectoryIsAccepted)
+{
+    dir_.add_library("fixture-good", "real.so");
+    ASSERT_EQ(symlink("real.so", dir_.file("libhipfile-fixture-good.so").c_str()), 0);
+    Manifest m;
+    m.name = "fixture-good";
+    dir_.add_manifest(m);
+    ASSERT_EQ(load(), 0);
+    EXPECT_EQ(loaded_names(), Names{"fixture-good"});
+}
+
+TEST_F(Loader, DuplicateNameWarnsNamingBothFilesAndFirstWins)
+{
+    dir_.add_library("fixture-good");
+    Manifest first;
+    first.name = "fixture-good";
+    first.priority = 1;
+    Manifest second = first;
+    second.priority = 2;
+    dir_.add_manifest(first, "a-first.xml");
+    dir_.add_manifest(second, "b-second.xml");
+    ASSERT_EQ(load(), 0);
+    ASSERT_EQ(loaded_names(), Names{"fixture-good"});
+    EXPECT_EQ(hf_backend_at(0)->manifest_priority, 1);
+    auto lines = log_->lines_with({"warn:", dir_.file("a-first.xml"), dir_.file("b-second.xml")});
+    EXPECT_EQ(lines.size(), 1u) << log_->text();
+}
+
+TEST_F(Loader, ManifestsAreReadInByteOrderOfTheirFileNames)
+{
+    // Byte order puts upper case first whatever the locale says.
+    for (const char *name : {"scripted-a", "scripted-b", "scripted-c"})
+        dir_.add_library(name);
+    Manifest a, b, c;
+    a.name = "scripted-a";
+    b.name = "scripted-b";
+    c.name = "scripted-c";
+    dir_.add_manifest(a, "b.xml");
+    dir_.add_manifest(b, "a.xml");
+    dir_.add_manifest(c, "Z.xml");
+    ASSERT_EQ(load(), 0);
+    EXPECT_EQ(loaded_names(), (Names{"scripted-c", "scripted-b", "scripted-a"}));
+}
+
+TEST_F(Loader, HiddenAndNonXmlFilesAreIgnored)
+{
+    dir_.add("fixture-good");
+    hf_fixture::write_text(dir_.file(".hidden.xml"), "not xml at all");
+    hf_fixture::write_text(dir_.file("README"), "not a manifest");
+    hf_fixture::write_text(dir_.file("fixture-good.xml.bak"), "<backend/>");
+    ASSERT_EQ(load(), 0);
+    EXPECT_EQ(loaded_names(), Names{"fixture-good"});
+    EXPECT_EQ(log_->count("warn:"), 0u) << log_->text();
+}
+
+TEST_F(Loader, OversizedManifestIsRejected)
+{
+    dir_.add_library("fixture-good");
+    Manifest m;
+    m.name = "fixture-good";
+    std::string xml = m.xml();
+    xml.insert(xml.find("<backend>"), "<!--" + std::string(HF_MANIFEST_MAX_BYTES, 'x') + "-->\n");
+    hf_fixture::write_text(dir_.file("fixture-good.xml"), xml);
+    ASSERT_EQ(load(), 0);
+    EXPECT_EQ(hf_backend_count(), 0u);
+    EXPECT_EQ(log_->lines_with({"warn:", "fixture-good.xml", "larger than"}).size(), 1u)
+        << log_->text();
+}
+
+TEST_F(Loader, DisabledPluginIsNeverOpened)
+{
+    dir_.add("fixture-good");
+    dir_.add("scripted-a");
+    ASSERT_EQ(load("enable = [\"scripted-a\"];"), 0);
+    EXPECT_EQ(loaded_names(), Names{"scripted-a"});
+    EXPECT_FALSE(is_mapped(dir_.file("libhipfile-fixture-good.so")));
+    EXPECT_EQ(log_->lines_with({"info:", "plugin fixture-good (", "plugins.enable"}).size(), 1u)
+        << log_->text();
+}
+
+TEST_F(Loader, ManifestForAnotherAbiMajorIsNeverOpened)
+{
+    dir_.add_library("fixture-good");
+    Manifest m;
+    m.name = "fixture-good";
+    m.abi_major = 2;
+    dir_.add_manifest(m);
+    ASSERT_EQ(load(), 0);
+    EXPECT_EQ(hf_backend_count(), 0u);
+    EXPECT_NE(skip_line("fixture-good").find("built for ABI major 2"), std::string::npos);
+    EXPECT_FALSE(is_mapped(dir_.file("libhipfile-fixture-good.so")));
+}
+
+TEST_F(Loader, EmptyDirectoryLoadsNothingAndSucceeds)
+{
+    ASSERT_EQ(load(), 0);
+    EXPECT_EQ(hf_backend_count(), 0u);
+    EXPECT_EQ(log_->lines_with({"warn:", dir_.path(), "no manifests"}).size(), 1u) << log_->text();
+}
+
+TEST_F(Loader, DirectoryWithoutUsablePluginsSaysSo)
+{
+    dir_.add("fixture-init-fails");
+    ASSERT_EQ(load(), 0);
+    EXPECT_EQ(log_->lines_with({"warn:", "none of 1 manifests gave a usable backend"}).size(), 1u)
+        << log_->text();
+}
+
+TEST_F(Loader, MissingDirectoryIsAnError)
+{
+    ASSERT_EQ(
+        hf_fixture::load_config("plugins: { directory = \"" + dir_.path() + "/nowhere\"; };\n"), 0);
+    log_ = std::make_unique<LogCapture>();
+    EXPECT_EQ(hf_loader_load_all(), -ENOENT);
+    EXPECT_EQ(hf_backend_count(), 0u);
+    EXPECT_EQ(log_->lines_with({"error:", dir_.path() + "/nowhere"}).size(), 1u) << log_->text();
+}
+
+TEST_F(Loader, ConfiguredPriorityOverridesTheManifest)
+{
+    dir_.add("fixture-good", 5);
+    dir_.add("scripted-a", 5);
+    ASSERT_EQ(load("priority = { fixture-good = 50; };"), 0);
+    const hf_backend *good = hf_backend_find("fixture-good");
+    const hf_backend *other = hf_backend_find("scripted-a");
+    ASSERT_NE(good, nullptr);
+    ASSERT_NE(other, nullptr);
+    EXPECT_EQ(good->priority, 50);
+    EXPECT_EQ(good->manifest_priority, 5);
+    EXPECT_EQ(other->priority, 5);
+}
+
+TEST_F(Loader, LoadRunsOnceUntilReset)
+{
+    dir_.add("fixture-good");
+    ASSERT_EQ(load(), 0);
+    ASSERT_EQ(hf_loader_load_all(), 0);
+    EXPECT_EQ(hf_backend_count(), 1u);
+    EXPECT_EQ(log_->count("loaded from"), 1u);
+    hf_loader_reset();
+    EXPECT_EQ(hf_backend_count(), 0u);
+    ASSERT_EQ(hf_loader_load_all(), 0);
+    EXPECT_EQ(hf_backend_count(), 1u);
+}
+
+TEST_F(Loader, ResetFinishesEveryBackend)
+{
+    dir_.add("fixture-good");
+    dir_.add("scripted-a");
+    ASSERT_EQ(load(), 0);
+    ASSERT_EQ(hf_backend_count(), 2u);
+    hf_loader_reset();
+    EXPECT_EQ(hf_backend_count(), 0u);
+    EXPECT_EQ(hf_backend_find("fixture-good"), nullptr);
+    EXPECT_EQ(log_->count("hipfile[fixture-good] info: fini"), 1u);
+    EXPECT_EQ(log_->count("hipfile[scripted-a] info: fini"), 1u);
+}
+
+TEST_F(Loader, LookupsRejectWhatIsNotLoaded)
+{
+    dir_.add("fixture-good");
+    ASSERT_EQ(load(), 0);
+    EXPECT_EQ(hf_backend_at(1), nullptr);
+    EXPECT_EQ(hf_backend_find("fixture-other"), nullptr);
+    EXPECT_EQ(hf_backend_find(nullptr), nullptr);
+    EXPECT_EQ(hf_backend_find("fixture-good"), hf_backend_at(0));
+}
+
+TEST_F(Loader, RetryableErrnosAreTheFixedPairPlusTheManifestList)
+{
+    dir_.add_library("fixture-good");
+    Manifest m;
+    m.name = "fixture-good";
+    m.retry = {"EAGAIN", "ETIMEDOUT"};
+    dir_.add_manifest(m);
+    ASSERT_EQ(load(), 0);
+    const hf_backend *b = hf_backend_find("fixture-good");
+    ASSERT_NE(b, nullptr);
+    EXPECT_TRUE(hf_backend_retryable(b, ENODEV));
+    EXPECT_TRUE(hf_backend_retryable(b, EREMOTEIO));
+    EXPECT_TRUE(hf_backend_retryable(b, EAGAIN));
+    EXPECT_TRUE(hf_backend_retryable(b, ETIMEDOUT));
+    EXPECT_FALSE(hf_backend_retryable(b, EIO));
+    EXPECT_FALSE(hf_backend_retryable(b, EINVAL));
+    EXPECT_TRUE(hf_backend_retryable(nullptr, ENODEV));
+    EXPECT_FALSE(hf_backend_retryable(nullptr, EAGAIN));
+}
+
+TEST_F(Loader, DirectBackendIsReportedOnlyWhenOneDeclaresIt)
+{
+    dir_.add("scripted-a");
+    ASSERT_EQ(load(), 0);
+    EXPECT_FALSE(hf_loader_has_direct_backend());
+    hf_loader_reset();
+    int caps = HF_CAP_READ | HF_CAP_WRITE | HF_CAP_DEVICE_MEM | HF_CAP_DIRECT;
+    ASSERT_EQ(load("", "scripted-a: { caps = " + std::to_string(caps) + "; };"), 0);
+    EXPECT_TRUE(hf_loader_has_direct_backend());
+}
+
+TEST(Manifest, ErrnoNamesRoundTrip)
+{
+    for (const char *name : {"ENODEV", "EREMOTEIO", "EAGAIN", "EIO", "EXDEV", "EOPNOTSUPP"}) {
+        int err = hf_manifest_errno_parse(name);
+        ASSERT_GT(err, 0) << name;
+        EXPECT_STREQ(hf_manifest_errno_name(err), name);
+    }
+    EXPECT_EQ(hf_manifest_errno_parse("ENOTSUP"), ENOTSUP);
+    EXPECT_EQ(hf_manifest_errno_parse("EWHATEVER"), -1);
+    EXPECT_EQ(hf_manifest_errno_parse(nullptr), -1);
+    EXPECT_EQ(hf_manifest_errno_name(0), nullptr);
+}
+
+TEST(Manifest, MemoryAndFileKindNamesMatchTheSchema)
+{
+    EXPECT_STREQ(hf_manifest_mem_name(HF_MEM_DEVICE), "device");
+    EXPECT_STREQ(hf_manifest_mem_name(HF_MEM_HOST_PINNED), "host-pinned");
+    EXPECT_STREQ(hf_manifest_mem_name(HF_MEM_UNKNOWN), "host");
+    EXPECT_STREQ(hf_manifest_mem_name(HF_MEM_MANAGED), "managed");
+    EXPECT_STREQ(hf_manifest_mem_name(99), "unknown");
+    EXPECT_STREQ(hf_manifest_file_kind_name(HF_FILE_REGULAR), "regular");
+    EXPECT_STREQ(hf_manifest_file_kind_name(HF_FILE_BLOCK), "block");
+    EXPECT_STREQ(hf_manifest_file_kind_name(0), "unknown");
+}
+
+TEST(Manifest, ReadLeavesOutputUntouchedOnFailure)
+{
+    struct hf_manifest m;
+    memset(&m, 0x5a, sizeof(m));
+    char why[HF_MANIFEST_WHY_SIZE] = "";
+    EXPECT_EQ(
+        hf_manifest_read(hf_fixture::source_manifest("bad-name.xml").c_str(), &m, why, sizeof(why)),
+        -EINVAL);
+    EXPECT_EQ((unsigned char)m.name[0], 0x5a);
+    EXPECT_NE(std::string(why).find("Fixture_Good"), std::string::npos) << why;
+}
+
+TEST(Manifest, MissingFileIsENOENT)
+{
+    struct hf_manifest m;
+    char why[HF_MANIFEST_WHY_SIZE] = "";
+    std::string path = std::string(hf_test_tmpdir()) + "/no-such-manifest.xml";
+    EXPECT_EQ(hf_manifest_read(path.c_str(), &m, why, sizeof(why)), -ENOENT);
+    EXPECT_NE(std::string(why).find("cannot open"), std::string::npos) << why;
+}
+
+TEST(Manifest, InTreeBackendManifestsAreValid)
+{
+    // The manifests shipped with the project must pass the schema compiled into the core.
+    for (const char *name : {"fallback", "fastpath", "nvme-passthru"}) {
+        std::string path =
+            std::string(HF_TEST_SOURCE_DIR) + "/../plugins/" + name + "/" + name + ".xml";
+        if (access(path.c_str(), R_OK) != 0)
+            continue;
+        struct hf_manifest m;
+        char why[HF_MANIFEST_WHY_SIZE] = "";
+        EXPECT_EQ(hf_manifest_read(path.c_str(), &m, why, sizeof(why)), 0) << path << ": " << why;
+    }
+}
+
+} // namespace
