@@ -1,8 +1,12 @@
 /*
- * Settings: one table of every key (type, unit, default, range, hipFileParam* counterpart), fed in
- * order by built-in defaults, the config file (libconfig), the environment and the parameter API.
- * Plugin groups (plugins.<name>.* and the top-level group named after each plugin) are kept as
- * parsed so backends can look up their own knobs.
+ * Settings: one table of every key (core/settings.h), fed in order by built-in defaults, the config
+ * file (libconfig), the environment and the parameter API. Top-level groups that are not the
+ * core's own (log, gpu, plugins, properties, execution, profile, fs) belong to the plugin of that
+ * name and are kept as parsed so backends can look up their own knobs.
+ *
+ * Reads never block: values are atomics, and every string handed out (setting values, plugin
+ * group strings, the config path) stays valid for the life of the process, so I/O threads may read
+ * while the parameter API or a reload writes.
  */
 #ifndef HF_CORE_CONFIG_H
 #define HF_CORE_CONFIG_H
@@ -11,43 +15,74 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/** Compatibility (POSIX fallback) policy, properties.compat_mode. */
-enum hf_compat_mode {
-    HF_COMPAT_OFF = 0,   /**< never fall back to the compat path */
-    HF_COMPAT_ALLOW = 1, /**< fall back when a direct path cannot serve (default) */
-    HF_COMPAT_FORCE = 2, /**< serve everything through the compat path */
-};
+#include "settings.h"
 
 /**
- * Load defaults, then the config file (HIPFILE_CONFIG, else /etc/hipfile.conf; missing = defaults),
- * then environment overrides. Replaces whatever was loaded before, including values set through
- * the parameter API. Returns 0, or -EINVAL for a malformed file or value (logged with file, line
- * and problem), or another -errno when the file cannot be read.
+ * Load defaults, then the config file (HIPFILE_CONFIG, else HF_DEFAULT_CONFIG_PATH; missing =
+ * defaults), then environment overrides, then re-apply every value set through the parameter API
+ * (those always win, so a program may set parameters before the driver opens). Applies log.level
+ * and log.file/log.dir to the log. On failure nothing changes. Returns 0, or -EINVAL for a
+ * malformed file or a bad value in the file or environment (one error line naming file and line,
+ * or the variable), or another -errno when the file exists but cannot be read.
  */
 int hf_config_load(void);
 
-/** Path of the file the last hf_config_load read, or NULL when it used built-in defaults. */
+/** hf_config_load once per process: later calls return the first result without reloading. */
+int hf_config_ensure_loaded(void);
+
+/**
+ * Forget the loaded file, the environment and every parameter-API value: all settings return to
+ * the built-in defaults and the next hf_config_ensure_loaded loads again. Tests only.
+ */
+void hf_config_reset(void);
+
+/** Path of the file the last hf_config_load read or failed on, or NULL when it used defaults. */
 const char *hf_config_path(void);
 
-/** Integer setting by dotted key ("execution.max_io_threads"); 0 for an unknown key. */
+/** Integer, boolean (0/1) or enum (index) setting by dotted key; 0 for an unknown key. */
 int64_t hf_config_get_int(const char *key);
 /** Boolean setting by dotted key; false for an unknown key. */
 bool hf_config_get_bool(const char *key);
-/** String setting by dotted key ("plugins.directory", "gpu.runtime"); NULL for an unknown key. */
+/** String or enum (its name) setting by dotted key; NULL for an unknown key. */
 const char *hf_config_get_string(const char *key);
 /** Effective compat mode. */
 enum hf_compat_mode hf_config_compat_mode(void);
+
+/** Value of an int, bool or enum setting by id (no key look-up: for hot paths). */
+int64_t hf_setting_int(enum hf_setting_id id);
+/** Value of a bool setting by id. */
+bool hf_setting_bool(enum hf_setting_id id);
+/** Value of a string setting, or the name of an enum setting's value, by id; NULL otherwise. */
+const char *hf_setting_string(enum hf_setting_id id);
+
+/**
+ * Set an int setting as the parameter API does: the value outlives later hf_config_load calls.
+ * Returns 0, -EINVAL when @p id is not an int setting, or -ERANGE outside the table's range
+ * (logged with the allowed range).
+ */
+int hf_setting_set_int(enum hf_setting_id id, int64_t value);
+/** Set a bool setting (views included) as the parameter API does. 0 or -EINVAL. */
+int hf_setting_set_bool(enum hf_setting_id id, bool value);
+/**
+ * Set a string or enum setting as the parameter API does. log.file and log.dir take effect at once
+ * and fail with the open's -errno when the log file cannot be opened. 0 or -EINVAL (logged).
+ */
+int hf_setting_set_string(enum hf_setting_id id, const char *value);
 
 /** Whether plugin @p name may be opened (plugins.enable; absent or empty list = all). */
 bool hf_config_plugin_enabled(const char *name);
 /** Configured priority of plugin @p name (plugins.priority.<name>); -ENOENT when not set. */
 int hf_config_plugin_priority(const char *name, int *priority_p);
 
-/** Integer from plugin @p plugin's own group; -ENOENT when unset, -EINVAL on a type mismatch. */
+/**
+ * Integer @p key ("queue_depth", or a dotted path inside the group) from the top-level group named
+ * after @p plugin; -ENOENT when unset, -EINVAL on a type mismatch (logged with file and line).
+ */
 int hf_config_plugin_int(const char *plugin, const char *key, int64_t *value_p);
 /** Boolean from plugin @p plugin's own group; -ENOENT when unset, -EINVAL on a type mismatch. */
 int hf_config_plugin_bool(const char *plugin, const char *key, bool *value_p);
-/** String from plugin @p plugin's own group; valid until the next hf_config_load. */
+/** String from plugin @p plugin's own group; -ENOENT when unset, -EINVAL on a type mismatch.
+ * The string stays valid for the life of the process. */
 int hf_config_plugin_string(const char *plugin, const char *key, const char **value_p);
 
 #endif

@@ -43,7 +43,7 @@ TEST_F(BufferRegisterTest, NullAndZeroLengthAreInvalidValue)
 
 TEST_F(BufferRegisterTest, PageableHostMemoryIsInvalidValue)
 {
-    void *host = malloc(4096);
+    void *host = calloc(1, 4096);
     EXPECT_EQ(hipFileBufRegister(host, 4096, 0).err, hipFileInvalidValue);
     free(host);
 }

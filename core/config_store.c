@@ -1,0 +1,532 @@
+/*
+ * The settings readers see: atomics per setting, the published file for plugin groups, and the
+ * values the parameter API set, which every later load re-applies. Writers serialise on one mutex;
+ * nothing a reader was handed is ever freed, so reads never lock.
+ */
+#include "config_store.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "log.h"
+
+/* What a parameter-API call set, re-applied on top of every later load. */
+struct override {
+    bool set;
+    int64_t num;
+    const char *text;
+};
+
+struct kept_string {
+    struct kept_string *next;
+    char text[];
+};
+
+static _Atomic int64_t slot_num[HF_SETTING_COUNT];
+static _Atomic(const char *) slot_text[HF_SETTING_COUNT];
+static _Atomic(struct hf_config_state *) current_state;
+static pthread_once_t slots_once = PTHREAD_ONCE_INIT;
+
+/* Everything below is guarded by write_lock. */
+static pthread_mutex_t write_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct override overrides[HF_SETTING_COUNT];
+static struct kept_string *kept_strings;
+static struct hf_config_state *kept_states; /* every state ever published */
+static const char *log_target; /* the file this module pointed the log at, NULL = not ours */
+
+void hf_config_store_lock(void)
+{
+    pthread_mutex_lock(&write_lock);
+}
+
+void hf_config_store_unlock(void)
+{
+    pthread_mutex_unlock(&write_lock);
+}
+
+/* Readers may hold any string ever published, so every copy lives as long as the process. */
+const char *hf_config_keep_string(const char *text)
+{
+    size_t len = strlen(text) + 1;
+    struct kept_string *kept = malloc(sizeof(*kept) + len);
+    if (kept == NULL)
+        return NULL;
+    memcpy(kept->text, text, len);
+    kept->next = kept_strings;
+    kept_strings = kept;
+    return kept->text;
+}
+
+/* Views and the list/map settings have no slot of their own. */
+static bool is_stored(const struct hf_setting *s)
+{
+    return s->view == HF_VIEW_NONE && s->type != HF_TYPE_LIST && s->type != HF_TYPE_MAP;
+}
+
+void hf_config_stage_defaults(struct hf_config_staged *st)
+{
+    for (size_t i = 0; i < HF_SETTING_COUNT; i++) {
+        st->num[i] = hf_settings[i].default_int;
+        st->text[i] = hf_settings[i].default_string;
+    }
+}
+
+static void slots_store(const struct hf_config_staged *st)
+{
+    for (size_t i = 0; i < HF_SETTING_COUNT; i++) {
+        if (!is_stored(&hf_settings[i]))
+            continue;
+        atomic_store(&slot_num[i], st->num[i]);
+        atomic_store(&slot_text[i], st->text[i]);
+    }
+}
+
+static void slots_fill_defaults(void)
+{
+    struct hf_config_staged st;
+    hf_config_stage_defaults(&st);
+    slots_store(&st);
+}
+
+/* Settings read before any load see the built-in defaults. */
+static void slots_init(void)
+{
+    pthread_once(&slots_once, slots_fill_defaults);
+}
+
+const char *hf_config_type_phrase(int config_type)
+{
+    switch (config_type) {
+    case CONFIG_TYPE_GROUP:
+        return "a group";
+    case CONFIG_TYPE_INT:
+    case CONFIG_TYPE_INT64:
+        return "an integer";
+    case CONFIG_TYPE_FLOAT:
+        return "a floating-point number";
+    case CONFIG_TYPE_STRING:
+        return "a string";
+    case CONFIG_TYPE_BOOL:
+        return "a boolean";
+    case CONFIG_TYPE_ARRAY:
+        return "an array";
+    case CONFIG_TYPE_LIST:
+        return "a list";
+    }
+    return "empty";
+}
+
+/*
+ * libconfig records an included file by the name written after @include, which is relative to the
+ * config file's directory; messages name the path it actually opened.
+ */
+const char *hf_config_join_dir(const struct hf_config_state *state, const char *file, char *buf,
+                               size_t size)
+{
+    if (file == NULL)
+        return state->path;
+    if (file[0] == '/' || state->dir == NULL)
+        return file;
+    snprintf(buf, size, "%s/%s", state->dir, file);
+    return buf;
+}
+
+const char *hf_config_where(const config_setting_t *cs, const struct hf_config_state *state,
+                            struct hf_config_where *where)
+{
+    char path[PATH_MAX];
+    const char *file =
+        hf_config_join_dir(state, config_setting_source_file(cs), path, sizeof(path));
+    snprintf(where->text, sizeof(where->text), "%s:%u", file, config_setting_source_line(cs));
+    return where->text;
+}
+
+/* ---- the log ------------------------------------------------------------------------------- */
+
+/* Point the log at log.file, or at log.dir/hipfile_<pid>.log; leave a sink we did not set alone. */
+static int log_redirect(const char *file, const char *dir)
+{
+    char path[PATH_MAX];
+    const char *target = NULL;
+    if (file != NULL && file[0] != '\0') {
+        target = file;
+    } else if (dir != NULL && dir[0] != '\0') {
+        snprintf(path, sizeof(path), "%s/hipfile_%d.log", dir, (int)getpid());
+        target = path;
+    }
+    if (target == NULL) {
+        if (log_target != NULL)
+            hf_log_set_file(NULL);
+        log_target = NULL;
+        return 0;
+    }
+    if (log_target != NULL && strcmp(log_target, target) == 0)
+        return 0;
+    int rc = hf_log_set_file(target);
+    if (rc < 0)
+        return rc;
+    log_target = hf_config_keep_string(target);
+    return 0;
+}
+
+static void log_apply_loaded(void)
+{
+    hf_log_set_level((int)atomic_load(&slot_num[HF_SETTING_LOG_LEVEL]));
+    const char *file = atomic_load(&slot_text[HF_SETTING_LOG_FILE]);
+    const char *dir = atomic_load(&slot_text[HF_SETTING_LOG_DIR]);
+    int rc = log_redirect(file, dir);
+    /* A log file that cannot be opened must not stop I/O; lines keep going to the old sink. */
+    if (rc < 0)
+        hf_warn("cannot open log file %s%s: %s; logging continues where it went before",
+                file[0] ? file : dir, file[0] ? "" : "/hipfile_<pid>.log", strerror(-rc));
+}
+
+void hf_config_store_publish(struct hf_config_staged *st, struct hf_config_state *state)
+{
+    slots_init();
+    for (size_t i = 0; i < HF_SETTING_COUNT; i++) {
+        if (overrides[i].set) {
+            st->num[i] = overrides[i].num;
+            st->text[i] = overrides[i].text;
+        }
+    }
+    slots_store(st);
+    if (state != NULL) {
+        state->older = kept_states;
+        kept_states = state;
+    }
+    atomic_store(&current_state, state);
+    log_apply_loaded();
+}
+
+void hf_config_store_forget_overrides(void)
+{
+    memset(overrides, 0, sizeof(overrides));
+}
+
+/* ---- reads --------------------------------------------------------------------------------- */
+
+int64_t hf_setting_int(enum hf_setting_id id)
+{
+    if ((unsigned)id >= HF_SETTING_COUNT)
+        return 0;
+    slots_init();
+    const struct hf_setting *s = &hf_settings[id];
+    if (s->view == HF_VIEW_COMPAT_ALLOW)
+        return atomic_load(&slot_num[HF_SETTING_COMPAT_MODE]) != HF_COMPAT_OFF;
+    if (s->view == HF_VIEW_COMPAT_FORCE)
+        return atomic_load(&slot_num[HF_SETTING_COMPAT_MODE]) == HF_COMPAT_FORCE;
+    if (!is_stored(s) || s->type == HF_TYPE_STRING)
+        return 0;
+    return atomic_load(&slot_num[id]);
+}
+
+bool hf_setting_bool(enum hf_setting_id id)
+{
+    return hf_setting_int(id) != 0;
+}
+
+const char *hf_setting_string(enum hf_setting_id id)
+{
+    if ((unsigned)id >= HF_SETTING_COUNT)
+        return NULL;
+    slots_init();
+    const struct hf_setting *s = &hf_settings[id];
+    if (s->type == HF_TYPE_STRING)
+        return atomic_load(&slot_text[id]);
+    if (s->type == HF_TYPE_ENUM)
+        return s->names[atomic_load(&slot_num[id])];
+    return NULL;
+}
+
+enum hf_compat_mode hf_config_compat_mode(void)
+{
+    return (enum hf_compat_mode)hf_setting_int(HF_SETTING_COMPAT_MODE);
+}
+
+/* A key of a plugin's group ("fallback.bounce_buffers"), in the published file; NULL if absent. */
+static const config_setting_t *plugin_lookup(const char *plugin, const char *key,
+                                             const struct hf_config_state **state_p)
+{
+    const struct hf_config_state *state = atomic_load(&current_state);
+    if (state == NULL || !state->parsed || plugin == NULL || key == NULL)
+        return NULL;
+    config_setting_t *group = config_setting_get_member(config_root_setting(&state->cfg), plugin);
+    if (group == NULL || !config_setting_is_group(group))
+        return NULL;
+    *state_p = state;
+    return config_setting_lookup(group, key);
+}
+
+static const config_setting_t *plugin_lookup_dotted(const char *key,
+                                                    const struct hf_config_state **state_p)
+{
+    const char *dot = key != NULL ? strchr(key, '.') : NULL;
+    char plugin[HF_SETTING_KEY_MAX];
+    if (dot == NULL || (size_t)(dot - key) >= sizeof(plugin))
+        return NULL;
+    memcpy(plugin, key, (size_t)(dot - key));
+    plugin[dot - key] = '\0';
+    if (hf_setting_group_is_core(plugin))
+        return NULL;
+    return plugin_lookup(plugin, dot + 1, state_p);
+}
+
+int64_t hf_config_get_int(const char *key)
+{
+    const struct hf_setting *s = hf_setting_find(key);
+    if (s != NULL)
+        return hf_setting_int(hf_setting_id_of(s));
+    const struct hf_config_state *state;
+    const config_setting_t *cs = plugin_lookup_dotted(key, &state);
+    if (cs == NULL)
+        return 0;
+    switch (config_setting_type(cs)) {
+    case CONFIG_TYPE_INT:
+    case CONFIG_TYPE_INT64:
+        return config_setting_get_int64(cs);
+    case CONFIG_TYPE_BOOL:
+        return config_setting_get_bool(cs);
+    }
+    return 0;
+}
+
+bool hf_config_get_bool(const char *key)
+{
+    return hf_config_get_int(key) != 0;
+}
+
+const char *hf_config_get_string(const char *key)
+{
+    const struct hf_setting *s = hf_setting_find(key);
+    if (s != NULL)
+        return hf_setting_string(hf_setting_id_of(s));
+    const struct hf_config_state *state;
+    const config_setting_t *cs = plugin_lookup_dotted(key, &state);
+    return cs != NULL ? config_setting_get_string(cs) : NULL;
+}
+
+bool hf_config_plugin_enabled(const char *name)
+{
+    const struct hf_config_state *state = atomic_load(&current_state);
+    if (state == NULL || state->enable_count == 0)
+        return true;
+    for (size_t i = 0; i < state->enable_count; i++) {
+        if (name != NULL && strcmp(state->enable[i], name) == 0)
+            return true;
+    }
+    return false;
+}
+
+int hf_config_plugin_priority(const char *name, int *priority_p)
+{
+    const struct hf_config_state *state = atomic_load(&current_state);
+    if (state == NULL || name == NULL)
+        return -ENOENT;
+    for (size_t i = 0; i < state->priority_count; i++) {
+        if (strcmp(state->priority_name[i], name) == 0) {
+            *priority_p = state->priority_value[i];
+            return 0;
+        }
+    }
+    return -ENOENT;
+}
+
+/* Table rows that live in a plugin's group (fastpath.unsupported_file_systems). */
+static const struct hf_setting *plugin_row(const char *plugin, const char *key)
+{
+    char dotted[HF_SETTING_KEY_MAX];
+    if (plugin == NULL || key == NULL ||
+        snprintf(dotted, sizeof(dotted), "%s.%s", plugin, key) >= (int)sizeof(dotted))
+        return NULL;
+    return hf_setting_find(dotted);
+}
+
+static int plugin_type_error(const char *plugin, const char *key, const config_setting_t *cs,
+                             const struct hf_config_state *state, const char *expected)
+{
+    struct hf_config_where w;
+    if (cs == NULL)
+        hf_error("%s.%s is a built-in setting of another type; expected %s", plugin, key, expected);
+    else
+        hf_error("%s: %s.%s is %s; expected %s", hf_config_where(cs, state, &w), plugin, key,
+                 hf_config_type_phrase(config_setting_type(cs)), expected);
+    return -EINVAL;
+}
+
+int hf_config_plugin_int(const char *plugin, const char *key, int64_t *value_p)
+{
+    const struct hf_setting *s = plugin_row(plugin, key);
+    if (s != NULL) {
+        if (s->type != HF_TYPE_INT)
+            return plugin_type_error(plugin, key, NULL, NULL, "an integer");
+        *value_p = hf_setting_int(hf_setting_id_of(s));
+        return 0;
+    }
+    const struct hf_config_state *state;
+    const config_setting_t *cs = plugin_lookup(plugin, key, &state);
+    if (cs == NULL)
+        return -ENOENT;
+    int type = config_setting_type(cs);
+    if (type != CONFIG_TYPE_INT && type != CONFIG_TYPE_INT64)
+        return plugin_type_error(plugin, key, cs, state, "an integer");
+    *value_p = config_setting_get_int64(cs);
+    return 0;
+}
+
+int hf_config_plugin_bool(const char *plugin, const char *key, bool *value_p)
+{
+    const struct hf_setting *s = plugin_row(plugin, key);
+    if (s != NULL) {
+        if (s->type != HF_TYPE_BOOL)
+            return plugin_type_error(plugin, key, NULL, NULL, "true or false");
+        *value_p = hf_setting_bool(hf_setting_id_of(s));
+        return 0;
+    }
+    const struct hf_config_state *state;
+    const config_setting_t *cs = plugin_lookup(plugin, key, &state);
+    if (cs == NULL)
+        return -ENOENT;
+    if (config_setting_type(cs) != CONFIG_TYPE_BOOL)
+        return plugin_type_error(plugin, key, cs, state, "true or false");
+    *value_p = config_setting_get_bool(cs);
+    return 0;
+}
+
+int hf_config_plugin_string(const char *plugin, const char *key, const char **value_p)
+{
+    const struct hf_setting *s = plugin_row(plugin, key);
+    if (s != NULL) {
+        if (s->type != HF_TYPE_STRING)
+            return plugin_type_error(plugin, key, NULL, NULL, "a string");
+        *value_p = hf_setting_string(hf_setting_id_of(s));
+        return 0;
+    }
+    const struct hf_config_state *state;
+    const config_setting_t *cs = plugin_lookup(plugin, key, &state);
+    if (cs == NULL)
+        return -ENOENT;
+    if (config_setting_type(cs) != CONFIG_TYPE_STRING)
+        return plugin_type_error(plugin, key, cs, state, "a string");
+    *value_p = config_setting_get_string(cs);
+    return 0;
+}
+
+/* ---- writes from the parameter API ----------------------------------------------------------- */
+
+static int wrong_kind(const struct hf_setting *s, const char *what)
+{
+    hf_error("%s cannot be set as %s", s->key, what);
+    return -EINVAL;
+}
+
+static void override_store(enum hf_setting_id id, int64_t num, const char *text)
+{
+    overrides[id] = (struct override){.set = true, .num = num, .text = text};
+    atomic_store(&slot_num[id], num);
+    atomic_store(&slot_text[id], text);
+}
+
+int hf_setting_set_int(enum hf_setting_id id, int64_t value)
+{
+    if ((unsigned)id >= HF_SETTING_COUNT)
+        return -EINVAL;
+    slots_init();
+    const struct hf_setting *s = &hf_settings[id];
+    if (s->type != HF_TYPE_INT)
+        return wrong_kind(s, "an integer");
+    if (value < s->min || value > s->max) {
+        char allowed[128];
+        hf_error("%s = %lld is out of range; expected %s", s->key, (long long)value,
+                 hf_setting_describe(s, allowed, sizeof(allowed)));
+        return -ERANGE;
+    }
+    hf_config_store_lock();
+    override_store(id, value, NULL);
+    hf_config_store_unlock();
+    return 0;
+}
+
+int hf_setting_set_bool(enum hf_setting_id id, bool value)
+{
+    if ((unsigned)id >= HF_SETTING_COUNT)
+        return -EINVAL;
+    slots_init();
+    const struct hf_setting *s = &hf_settings[id];
+    if (s->type != HF_TYPE_BOOL)
+        return wrong_kind(s, "a boolean");
+    hf_config_store_lock();
+    if (s->view != HF_VIEW_NONE) {
+        int64_t mode = atomic_load(&slot_num[HF_SETTING_COMPAT_MODE]);
+        override_store(HF_SETTING_COMPAT_MODE, hf_setting_compat_after_view(mode, s->view, value),
+                       NULL);
+    } else {
+        override_store(id, value, NULL);
+    }
+    hf_config_store_unlock();
+    return 0;
+}
+
+int hf_setting_set_string(enum hf_setting_id id, const char *value)
+{
+    if ((unsigned)id >= HF_SETTING_COUNT)
+        return -EINVAL;
+    slots_init();
+    const struct hf_setting *s = &hf_settings[id];
+    if (s->type != HF_TYPE_STRING && s->type != HF_TYPE_ENUM)
+        return wrong_kind(s, "a string");
+    char allowed[256];
+    if (value == NULL) {
+        hf_error("%s cannot be set to NULL; expected %s", s->key,
+                 hf_setting_describe(s, allowed, sizeof(allowed)));
+        return -EINVAL;
+    }
+    if (s->type == HF_TYPE_ENUM) {
+        int index = hf_setting_parse_enum(s, value);
+        if (index < 0) {
+            hf_error("%s = \"%s\" is not valid; expected %s", s->key, value,
+                     hf_setting_describe(s, allowed, sizeof(allowed)));
+            return -EINVAL;
+        }
+        hf_config_store_lock();
+        override_store(id, index, NULL);
+        if (id == HF_SETTING_LOG_LEVEL)
+            hf_log_set_level(index);
+        hf_config_store_unlock();
+        return 0;
+    }
+    if (!hf_setting_string_ok(s, value)) {
+        hf_error("%s = \"%s\" is not valid; expected %s", s->key, value,
+                 hf_setting_describe(s, allowed, sizeof(allowed)));
+        return -EINVAL;
+    }
+    int rc = 0;
+    hf_config_store_lock();
+    const char *text = hf_config_keep_string(value);
+    if (text == NULL) {
+        rc = -ENOMEM;
+        hf_error("cannot set %s: out of memory", s->key);
+        goto out_unlock;
+    }
+    if (id == HF_SETTING_LOG_FILE || id == HF_SETTING_LOG_DIR) {
+        const char *file =
+            id == HF_SETTING_LOG_FILE ? text : atomic_load(&slot_text[HF_SETTING_LOG_FILE]);
+        const char *dir =
+            id == HF_SETTING_LOG_DIR ? text : atomic_load(&slot_text[HF_SETTING_LOG_DIR]);
+        rc = log_redirect(file, dir);
+        if (rc < 0) {
+            hf_error("%s = \"%s\": cannot open the log file: %s", s->key, value, strerror(-rc));
+            goto out_unlock;
+        }
+    }
+    override_store(id, 0, text);
+out_unlock:
+    hf_config_store_unlock();
+    return rc;
+}

@@ -1,0 +1,322 @@
+/*
+ * The settings table: one row per key, with the defaults and limits every input path enforces.
+ * Sizes follow cuFile's cufile.json names and defaults where cuFile has the key, so a tuned
+ * cufile.json translates key for key; docs/configuration.md lists the same rows.
+ */
+#include "settings.h"
+
+#include <hipfile.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "log.h"
+
+#ifndef HF_DEFAULT_PLUGIN_DIR
+#define HF_DEFAULT_PLUGIN_DIR "/usr/local/lib/hipfile/plugins"
+#endif
+
+/* One hipFileRead/Write moves at most 0x7ffff000 bytes, so a larger direct transfer is useless. */
+#define MAX_TRANSFER_KIB (0x7ffff000 / 1024)
+
+/*
+ * libconfig 1.5 stores an integer literal without the L suffix in 32 bits, so every integer range
+ * stays within INT_MAX: a literal that wrapped around then lands out of range and is reported
+ * instead of silently becoming a different number.
+ */
+#define MAX_CONFIG_INT INT_MAX
+
+static const char *const log_level_names[] = {"error", "warn", "info", "debug", NULL};
+static const char *const compat_mode_names[] = {"off", "allow", "force", NULL};
+
+static const char *check_any(const char *value)
+{
+    (void)value;
+    return NULL;
+}
+
+static const char *check_gpu_runtime(const char *value)
+{
+    static const char *const names[] = {"auto", "hip", "cuda", "host"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        if (strcmp(value, names[i]) == 0)
+            return NULL;
+    }
+    /* Anything else is handed to dlopen, which takes a path or a shared-object name. */
+    if (strchr(value, '/') != NULL || strstr(value, ".so") != NULL)
+        return NULL;
+    return "\"auto\", \"hip\", \"cuda\", \"host\" or the path of a HIP runtime library";
+}
+
+#define INT_ROW(k, u, def, lo, hi)                                                                 \
+    .key = (k), .type = HF_TYPE_INT, .unit = (u), .default_int = (def), .min = (lo), .max = (hi)
+#define BOOL_ROW(k, def)                                                                           \
+    .key = (k), .type = HF_TYPE_BOOL, .unit = "", .default_int = (def), .max = 1
+#define STRING_ROW(k, def) .key = (k), .type = HF_TYPE_STRING, .unit = "", .default_string = (def)
+#define SIZE_PARAM(p) .param_kind = HF_PARAM_SIZE_T, .param = (p)
+#define BOOL_PARAM(p) .param_kind = HF_PARAM_BOOL, .param = (p)
+#define STRING_PARAM(p) .param_kind = HF_PARAM_STRING, .param = (p)
+
+const struct hf_setting hf_settings[HF_SETTING_COUNT] = {
+    [HF_SETTING_LOG_LEVEL] = {.key = "log.level",
+                              .type = HF_TYPE_ENUM,
+                              .unit = "",
+                              .default_int = HF_LOG_WARN,
+                              .max = HF_LOG_DEBUG,
+                              .names = log_level_names,
+                              .parse_enum = hf_log_level_parse,
+                              STRING_PARAM(hipFileParamLoggingLevel),
+                              .env = "HIPFILE_LOG_LEVEL",
+                              .help = "most verbose log level written (0-3 are accepted too)"},
+    [HF_SETTING_LOG_FILE] = {STRING_ROW("log.file", ""), .check_string = check_any,
+                             STRING_PARAM(hipFileParamEnvLogfilePath),
+                             .env = "HIPFILE_LOGFILE_PATH",
+                             .help = "file log lines are appended to; empty = standard error"},
+    [HF_SETTING_LOG_DIR] = {STRING_ROW("log.dir", ""), .check_string = check_any,
+                            STRING_PARAM(hipFileParamLogDir),
+                            .help = "when log.file is empty: write hipfile_<pid>.log here"},
+    [HF_SETTING_GPU_RUNTIME] = {STRING_ROW("gpu.runtime", "auto"),
+                                .check_string = check_gpu_runtime, .env = "HIPFILE_GPU_RUNTIME",
+                                .help = "HIP runtime: auto, hip, cuda, host or a library path"},
+    [HF_SETTING_PLUGINS_DIRECTORY] = {STRING_ROW("plugins.directory", HF_DEFAULT_PLUGIN_DIR),
+                                      .env = "HIPFILE_PLUGIN_DIR",
+                                      .help = "directory holding the plugin manifests (*.xml)"},
+    [HF_SETTING_PLUGINS_ENABLE] = {.key = "plugins.enable",
+                                   .type = HF_TYPE_LIST,
+                                   .unit = "",
+                                   .env = "HIPFILE_PLUGINS",
+                                   .help = "plugins that may be opened; empty = every plugin"},
+    [HF_SETTING_PLUGINS_PRIORITY] = {.key = "plugins.priority",
+                                     .type = HF_TYPE_MAP,
+                                     .unit = "",
+                                     .min = INT_MIN,
+                                     .max = INT_MAX,
+                                     .help = "name = priority; overrides the manifest's priority"},
+    [HF_SETTING_COMPAT_MODE] = {.key = "properties.compat_mode",
+                                .type = HF_TYPE_ENUM,
+                                .unit = "",
+                                .default_int = 1,
+                                .max = 2,
+                                .names = compat_mode_names,
+                                .help =
+                                    "POSIX fallback: off, allow (when no direct path) or force"},
+    [HF_SETTING_ALLOW_COMPAT_MODE] = {BOOL_ROW("properties.allow_compat_mode", 1),
+                                      BOOL_PARAM(hipFileParamPropertiesAllowCompatMode),
+                                      .env = "HIPFILE_ALLOW_COMPAT_MODE",
+                                      .view = HF_VIEW_COMPAT_ALLOW,
+                                      .help = "cuFile spelling: false sets compat_mode = off"},
+    [HF_SETTING_FORCE_COMPAT_MODE] = {BOOL_ROW("properties.force_compat_mode", 0),
+                                      BOOL_PARAM(hipFileParamForceCompatMode),
+                                      .env = "HIPFILE_FORCE_COMPAT_MODE",
+                                      .view = HF_VIEW_COMPAT_FORCE,
+                                      .help = "cuFile spelling: true sets compat_mode = force"},
+    [HF_SETTING_MAX_DIRECT_IO_SIZE_KB] = {INT_ROW("properties.max_direct_io_size_kb", "KiB", 16384,
+                                                  4, MAX_TRANSFER_KIB),
+                                          SIZE_PARAM(hipFileParamPropertiesMaxDirectIOSizeKB),
+                                          .help = "largest single direct transfer"},
+    [HF_SETTING_MAX_DEVICE_CACHE_SIZE_KB] = {INT_ROW("properties.max_device_cache_size_kb", "KiB",
+                                                     131072, 1024, MAX_CONFIG_INT),
+                                             SIZE_PARAM(hipFileParamPropertiesMaxDeviceCacheSizeKB),
+                                             .help = "bounce-buffer memory per GPU, all buffers"},
+    [HF_SETTING_PER_BUFFER_CACHE_SIZE_KB] = {INT_ROW("properties.per_buffer_cache_size_kb", "KiB",
+                                                     1024, 4, 1048576),
+                                             SIZE_PARAM(hipFileParamPropertiesPerBufferCacheSizeKB),
+                                             .help = "size of one bounce buffer"},
+    [HF_SETTING_MAX_DEVICE_PINNED_MEM_SIZE_KB] =
+        {INT_ROW("properties.max_device_pinned_mem_size_kb", "KiB", 33554432, 1024, MAX_CONFIG_INT),
+         SIZE_PARAM(hipFileParamPropertiesMaxDevicePinnedMemSizeKB),
+         .help = "cap on pinned memory per GPU, bounce buffers included"},
+    [HF_SETTING_ALLOW_SYSTEM_MEMORY] = {BOOL_ROW("properties.allow_system_memory", 0),
+                                        BOOL_PARAM(hipFileParamPropertiesAllowSystemMemory),
+                                        .help = "accept host (pinned, pageable, managed) buffers"},
+    [HF_SETTING_USE_POLL_MODE] = {BOOL_ROW("properties.use_poll_mode", 0),
+                                  BOOL_PARAM(hipFileParamPropertiesUsePollMode),
+                                  .help = "poll for completion of small I/O instead of sleeping"},
+    [HF_SETTING_POLL_MODE_MAX_SIZE_KB] = {INT_ROW("properties.poll_mode_max_size_kb", "KiB", 4, 0,
+                                                  1048576),
+                                          SIZE_PARAM(hipFileParamPollthresholdSizeKB),
+                                          .help = "largest I/O that is polled in poll mode"},
+    [HF_SETTING_MAX_BATCH_IO_COUNT] = {INT_ROW("properties.max_batch_io_count", "", 128, 1, 1024),
+                                       .help = "largest max_nr hipFileBatchIOSetUp accepts"},
+    [HF_SETTING_BATCH_IO_TIMEOUT_MS] = {INT_ROW("properties.batch_io_timeout_ms", "ms", 5, 1,
+                                                3600000),
+                                        SIZE_PARAM(hipFileParamPropertiesBatchIOTimeoutMs),
+                                        .help = "batch completion timeout reported by the driver"},
+    [HF_SETTING_IO_BATCHSIZE] = {INT_ROW("properties.io_batchsize", "", 128, 1, 1024),
+                                 SIZE_PARAM(hipFileParamPropertiesIOBatchsize),
+                                 .help = "most batch entries handed to the executor at once"},
+    [HF_SETTING_USE_PCI_P2PDMA] = {BOOL_ROW("properties.use_pci_p2pdma", 0),
+                                   BOOL_PARAM(hipFileParamUsePcip2pdma),
+                                   .help = "use the kernel's PCI P2PDMA where a backend can"},
+    [HF_SETTING_PREFER_IO_URING] = {BOOL_ROW("properties.prefer_io_uring", 0),
+                                    BOOL_PARAM(hipFileParamPreferIOUring),
+                                    .help = "prefer io_uring over thread-pool POSIX I/O"},
+    [HF_SETTING_FORCE_ODIRECT_MODE] = {BOOL_ROW("properties.force_odirect_mode", 0),
+                                       BOOL_PARAM(hipFileParamForceOdirectMode),
+                                       .help = "use O_DIRECT for every aligned transfer"},
+    [HF_SETTING_SKIP_TOPOLOGY_DETECTION] = {BOOL_ROW("properties.skip_topology_detection", 0),
+                                            BOOL_PARAM(hipFileParamSkipTopologyDetection),
+                                            .help = "skip PCIe topology discovery"},
+    [HF_SETTING_STREAM_MEMOPS_BYPASS] = {BOOL_ROW("properties.stream_memops_bypass", 0),
+                                         BOOL_PARAM(hipFileParamStreamMemopsBypass),
+                                         .help = "order async I/O without stream memory ops"},
+    [HF_SETTING_MAX_IO_THREADS] = {INT_ROW("execution.max_io_threads", "", 4, 1, 1024),
+                                   SIZE_PARAM(hipFileParamExecutionMaxIOThreads),
+                                   .help = "worker threads of the executor"},
+    [HF_SETTING_MAX_IO_QUEUE_DEPTH] = {INT_ROW("execution.max_io_queue_depth", "", 128, 1, 65536),
+                                       SIZE_PARAM(hipFileParamExecutionMaxIOQueueDepth),
+                                       .help = "work items the executor queues before blocking"},
+    [HF_SETTING_PARALLEL_IO] = {BOOL_ROW("execution.parallel_io", 1),
+                                BOOL_PARAM(hipFileParamExecutionParallelIO),
+                                .help = "split large requests across the executor's workers"},
+    [HF_SETTING_MIN_IO_THRESHOLD_SIZE_KB] = {INT_ROW("execution.min_io_threshold_size_kb", "KiB",
+                                                     8192, 4, 1048576),
+                                             SIZE_PARAM(hipFileParamExecutionMinIOThresholdSizeKB),
+                                             .help = "smallest piece a request is split into"},
+    [HF_SETTING_MAX_REQUEST_PARALLELISM] = {INT_ROW("execution.max_request_parallelism", "", 4, 1,
+                                                    1024),
+                                            SIZE_PARAM(hipFileParamExecutionMaxRequestParallelism),
+                                            .help = "most pieces of one request in flight"},
+    [HF_SETTING_PROFILE_STATS] = {INT_ROW("profile.stats", "", 1, 0, 3),
+                                  SIZE_PARAM(hipFileParamProfileStats),
+                                  .env = "HIPFILE_STATS_LEVEL",
+                                  .help = "statistics level: 0 = none, 1-3 = levels L1-L3"},
+    [HF_SETTING_PROFILE_NVTX] = {BOOL_ROW("profile.nvtx", 0), BOOL_PARAM(hipFileParamProfileNvtx),
+                                 .help = "emit profiler range annotations"},
+    [HF_SETTING_API_CHECK_AGGRESSIVE] = {BOOL_ROW("fs.misc.api_check_aggressive", 0),
+                                         BOOL_PARAM(hipFileParamFsMiscApiCheckAggressive),
+                                         .help = "extra argument checks in every API call"},
+    [HF_SETTING_FASTPATH_UNSUPPORTED_FS] = {BOOL_ROW("fastpath.unsupported_file_systems", 0),
+                                            .env = "HIPFILE_UNSUPPORTED_FILE_SYSTEMS",
+                                            .help = "let fastpath serve file systems besides "
+                                                    "ext4 (data=ordered) and xfs"},
+};
+
+/* Groups whose every key is in the table; any other top-level group belongs to a plugin. */
+static const char *const core_groups[] = {"log",       "gpu",     "plugins", "properties",
+                                          "execution", "profile", "fs"};
+
+const struct hf_setting *hf_setting_find(const char *key)
+{
+    if (key == NULL)
+        return NULL;
+    for (size_t i = 0; i < HF_SETTING_COUNT; i++) {
+        if (strcmp(hf_settings[i].key, key) == 0)
+            return &hf_settings[i];
+    }
+    return NULL;
+}
+
+enum hf_setting_id hf_setting_id_of(const struct hf_setting *setting)
+{
+    return (enum hf_setting_id)(setting - hf_settings);
+}
+
+const struct hf_setting *hf_setting_by_param(enum hf_param_kind kind, int param)
+{
+    if (kind == HF_PARAM_NONE)
+        return NULL;
+    for (size_t i = 0; i < HF_SETTING_COUNT; i++) {
+        if (hf_settings[i].param_kind == kind && hf_settings[i].param == param)
+            return &hf_settings[i];
+    }
+    return NULL;
+}
+
+bool hf_setting_group_is_core(const char *group)
+{
+    for (size_t i = 0; i < sizeof(core_groups) / sizeof(core_groups[0]); i++) {
+        if (strcmp(core_groups[i], group) == 0)
+            return true;
+    }
+    return false;
+}
+
+bool hf_setting_is_group(const char *prefix)
+{
+    size_t len = strlen(prefix);
+    for (size_t i = 0; i < HF_SETTING_COUNT; i++) {
+        const char *key = hf_settings[i].key;
+        if (strncmp(key, prefix, len) == 0 && key[len] == '.')
+            return true;
+    }
+    return false;
+}
+
+int hf_setting_parse_enum(const struct hf_setting *s, const char *text)
+{
+    int index = -1;
+    if (s->parse_enum != NULL) {
+        index = s->parse_enum(text);
+    } else {
+        for (int i = 0; s->names[i] != NULL; i++) {
+            if (strcasecmp(s->names[i], text) == 0)
+                index = i;
+        }
+    }
+    return index >= s->min && index <= s->max ? index : -1;
+}
+
+int hf_setting_parse_bool(const char *text)
+{
+    static const char *const yes[] = {"true", "1", "yes", "on"};
+    static const char *const no[] = {"false", "0", "no", "off"};
+    for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+        if (strcasecmp(text, yes[i]) == 0)
+            return 1;
+        if (strcasecmp(text, no[i]) == 0)
+            return 0;
+    }
+    return -1;
+}
+
+bool hf_setting_string_ok(const struct hf_setting *s, const char *text)
+{
+    if (s->check_string != NULL)
+        return s->check_string(text) == NULL;
+    return text[0] != '\0';
+}
+
+const char *hf_setting_describe(const struct hf_setting *s, char *buf, size_t size)
+{
+    switch (s->type) {
+    case HF_TYPE_INT:
+        snprintf(buf, size, "an integer from %lld to %lld%s%s%s", (long long)s->min,
+                 (long long)s->max, s->unit[0] ? " (" : "", s->unit, s->unit[0] ? ")" : "");
+        return buf;
+    case HF_TYPE_BOOL:
+        return "true or false";
+    case HF_TYPE_STRING: {
+        /* A checker's complaint about the empty string is the full list of what it accepts. */
+        const char *phrase = s->check_string != NULL ? s->check_string("") : NULL;
+        if (phrase != NULL)
+            return phrase;
+        return s->check_string != NULL ? "a string" : "a non-empty string";
+    }
+    case HF_TYPE_ENUM: {
+        size_t used = (size_t)snprintf(buf, size, "one of");
+        for (int i = 0; s->names[i] != NULL && used < size; i++)
+            used +=
+                (size_t)snprintf(buf + used, size - used, "%s \"%s\"", i ? "," : "", s->names[i]);
+        return buf;
+    }
+    case HF_TYPE_LIST:
+        return "a list of plugin names, e.g. [\"fallback\"]";
+    case HF_TYPE_MAP:
+        return "a group of plugin-name = integer entries";
+    }
+    return "?";
+}
+
+int64_t hf_setting_compat_after_view(int64_t mode, enum hf_setting_view view, bool on)
+{
+    if (view == HF_VIEW_COMPAT_ALLOW) {
+        if (!on)
+            return HF_COMPAT_OFF;
+        return mode == HF_COMPAT_OFF ? HF_COMPAT_ALLOW : mode;
+    }
+    if (on)
+        return HF_COMPAT_FORCE;
+    return mode == HF_COMPAT_FORCE ? HF_COMPAT_ALLOW : mode;
+}

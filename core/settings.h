@@ -1,0 +1,141 @@
+/*
+ * The settings table: every key the core knows, with its type, unit, default, range, environment
+ * variable and hipFileParam* counterpart. The config file, the environment, the parameter API and
+ * hipFileDriverSet* all go through this one table (core/settings.c); the values live in config.c.
+ */
+#ifndef HF_CORE_SETTINGS_H
+#define HF_CORE_SETTINGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/** Compatibility (POSIX fallback) policy, properties.compat_mode. */
+enum hf_compat_mode {
+    HF_COMPAT_OFF = 0,   /**< never fall back to the compat path */
+    HF_COMPAT_ALLOW = 1, /**< fall back when a direct path cannot serve (default) */
+    HF_COMPAT_FORCE = 2, /**< serve everything through the compat path */
+};
+
+/** Room for the longest dotted key looked up; a longer one cannot be in the table. */
+#define HF_SETTING_KEY_MAX 256
+
+/** Identifies one row of the table; the order is the table's order. */
+enum hf_setting_id {
+    HF_SETTING_LOG_LEVEL,                     /**< log.level */
+    HF_SETTING_LOG_FILE,                      /**< log.file */
+    HF_SETTING_LOG_DIR,                       /**< log.dir */
+    HF_SETTING_GPU_RUNTIME,                   /**< gpu.runtime */
+    HF_SETTING_PLUGINS_DIRECTORY,             /**< plugins.directory */
+    HF_SETTING_PLUGINS_ENABLE,                /**< plugins.enable */
+    HF_SETTING_PLUGINS_PRIORITY,              /**< plugins.priority */
+    HF_SETTING_COMPAT_MODE,                   /**< properties.compat_mode */
+    HF_SETTING_ALLOW_COMPAT_MODE,             /**< properties.allow_compat_mode (view) */
+    HF_SETTING_FORCE_COMPAT_MODE,             /**< properties.force_compat_mode (view) */
+    HF_SETTING_MAX_DIRECT_IO_SIZE_KB,         /**< properties.max_direct_io_size_kb */
+    HF_SETTING_MAX_DEVICE_CACHE_SIZE_KB,      /**< properties.max_device_cache_size_kb */
+    HF_SETTING_PER_BUFFER_CACHE_SIZE_KB,      /**< properties.per_buffer_cache_size_kb */
+    HF_SETTING_MAX_DEVICE_PINNED_MEM_SIZE_KB, /**< properties.max_device_pinned_mem_size_kb */
+    HF_SETTING_ALLOW_SYSTEM_MEMORY,           /**< properties.allow_system_memory */
+    HF_SETTING_USE_POLL_MODE,                 /**< properties.use_poll_mode */
+    HF_SETTING_POLL_MODE_MAX_SIZE_KB,         /**< properties.poll_mode_max_size_kb */
+    HF_SETTING_MAX_BATCH_IO_COUNT,            /**< properties.max_batch_io_count */
+    HF_SETTING_BATCH_IO_TIMEOUT_MS,           /**< properties.batch_io_timeout_ms */
+    HF_SETTING_IO_BATCHSIZE,                  /**< properties.io_batchsize */
+    HF_SETTING_USE_PCI_P2PDMA,                /**< properties.use_pci_p2pdma */
+    HF_SETTING_PREFER_IO_URING,               /**< properties.prefer_io_uring */
+    HF_SETTING_FORCE_ODIRECT_MODE,            /**< properties.force_odirect_mode */
+    HF_SETTING_SKIP_TOPOLOGY_DETECTION,       /**< properties.skip_topology_detection */
+    HF_SETTING_STREAM_MEMOPS_BYPASS,          /**< properties.stream_memops_bypass */
+    HF_SETTING_MAX_IO_THREADS,                /**< execution.max_io_threads */
+    HF_SETTING_MAX_IO_QUEUE_DEPTH,            /**< execution.max_io_queue_depth */
+    HF_SETTING_PARALLEL_IO,                   /**< execution.parallel_io */
+    HF_SETTING_MIN_IO_THRESHOLD_SIZE_KB,      /**< execution.min_io_threshold_size_kb */
+    HF_SETTING_MAX_REQUEST_PARALLELISM,       /**< execution.max_request_parallelism */
+    HF_SETTING_PROFILE_STATS,                 /**< profile.stats */
+    HF_SETTING_PROFILE_NVTX,                  /**< profile.nvtx */
+    HF_SETTING_API_CHECK_AGGRESSIVE,          /**< fs.misc.api_check_aggressive */
+    HF_SETTING_FASTPATH_UNSUPPORTED_FS,       /**< fastpath.unsupported_file_systems */
+    HF_SETTING_COUNT                          /**< number of rows */
+};
+
+/** What a setting holds. */
+enum hf_setting_type {
+    HF_TYPE_INT,    /**< integer (sizes, counts, times), stored as int64_t */
+    HF_TYPE_BOOL,   /**< true/false */
+    HF_TYPE_STRING, /**< text (paths, names) */
+    HF_TYPE_ENUM,   /**< one name out of hf_setting.names, stored as its index */
+    HF_TYPE_LIST, /**< list of strings (plugins.enable); kept by config.c, not in the value store */
+    HF_TYPE_MAP,  /**< group of name = integer (plugins.priority); kept by config.c */
+};
+
+/** Which hipFile*ConfigParameter_t enum (if any) reaches a setting. */
+enum hf_param_kind {
+    HF_PARAM_NONE = 0, /**< no parameter-API counterpart */
+    HF_PARAM_SIZE_T,   /**< hipFileSizeTConfigParameter_t */
+    HF_PARAM_BOOL,     /**< hipFileBoolConfigParameter_t */
+    HF_PARAM_STRING,   /**< hipFileStringConfigParameter_t */
+};
+
+/**
+ * Settings that store nothing themselves and read or write another one. cuFile users know
+ * compatibility mode as two booleans (allow_compat_mode, force_compat_mode) while the core needs
+ * one three-way mode; the booleans are views of properties.compat_mode so the two can never
+ * disagree.
+ */
+enum hf_setting_view {
+    HF_VIEW_NONE = 0,     /**< an ordinary setting */
+    HF_VIEW_COMPAT_ALLOW, /**< true = compat_mode is allow or force; false sets it to off */
+    HF_VIEW_COMPAT_FORCE, /**< true = compat_mode is force; false turns force into allow */
+};
+
+/** One row of the table. */
+struct hf_setting {
+    const char *key;            /**< dotted key as written in the config file */
+    enum hf_setting_type type;  /**< what it holds */
+    const char *unit;           /**< "KiB", "ms", ... or "" */
+    int64_t default_int;        /**< default of an int, bool (0/1) or enum (index) setting */
+    const char *default_string; /**< default of a string setting */
+    int64_t min;                /**< smallest int value accepted */
+    int64_t max;                /**< largest int value accepted */
+    const char *const *names;   /**< enum names, NULL-terminated (HF_TYPE_ENUM only) */
+    /** Parser for an enum setting that accepts more spellings than its names; NULL = names only.
+     * Returns the index, or -1. */
+    int (*parse_enum)(const char *text);
+    /** Extra validation of a string setting; NULL = any non-empty string. Returns NULL when @p
+     * value is fine, else a phrase saying what is allowed. */
+    const char *(*check_string)(const char *value);
+    enum hf_param_kind param_kind; /**< parameter-API enum reaching it */
+    int param;                     /**< value in that enum */
+    const char *env;               /**< environment variable overriding it, or NULL */
+    enum hf_setting_view view;     /**< HF_VIEW_NONE unless it mirrors another setting */
+    const char *help;              /**< one line for documentation and hipfile-check */
+};
+
+/** The table, indexed by enum hf_setting_id. */
+extern const struct hf_setting hf_settings[HF_SETTING_COUNT];
+
+/** Row for dotted @p key, or NULL. */
+const struct hf_setting *hf_setting_find(const char *key);
+/** Id of a row (its index in hf_settings). */
+enum hf_setting_id hf_setting_id_of(const struct hf_setting *setting);
+/** Row reached by parameter @p param of enum @p kind, or NULL when there is none. */
+const struct hf_setting *hf_setting_by_param(enum hf_param_kind kind, int param);
+/** Whether @p group (a top-level config group name) belongs to the core rather than a plugin. */
+bool hf_setting_group_is_core(const char *group);
+/** Whether @p prefix ("fs.misc") is a group some key of the table lives in, at any depth. */
+bool hf_setting_is_group(const char *prefix);
+
+/** Index of @p text among enum setting @p s's values (any case, or its own parser), or -1. */
+int hf_setting_parse_enum(const struct hf_setting *s, const char *text);
+/** 1 for true/yes/on/1, 0 for false/no/off/0 (any case), -1 for anything else. */
+int hf_setting_parse_bool(const char *text);
+/** Whether @p text is an acceptable value of string setting @p s. */
+bool hf_setting_string_ok(const struct hf_setting *s, const char *text);
+/** What @p s accepts, in words, for error messages ("an integer from 4 to 2097148 (KiB)"); the
+ * result is @p buf or a constant string. */
+const char *hf_setting_describe(const struct hf_setting *s, char *buf, size_t size);
+/** properties.compat_mode once view @p view of it is set to @p on, starting from @p mode. */
+int64_t hf_setting_compat_after_view(int64_t mode, enum hf_setting_view view, bool on);
+
+#endif

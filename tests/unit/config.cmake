@@ -1,0 +1,15 @@
+# The settings table, the config file and environment (core/config.c, core/settings.c), the
+# parameter API (core/params.c) and hipFileDriverGetProperties (core/properties.c).
+hf_add_gtest(NAME unit_config INTERNAL
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_config.cc)
+target_include_directories(unit_config PRIVATE ${PROJECT_SOURCE_DIR}/core)
+target_compile_definitions(unit_config PRIVATE
+  HF_DEFAULT_CONFIG_PATH="${CMAKE_INSTALL_FULL_SYSCONFDIR}/hipfile.conf")
+
+hf_add_gtest(NAME unit_params INTERNAL
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_params.cc)
+target_include_directories(unit_params PRIVATE ${PROJECT_SOURCE_DIR}/core)
+
+hf_add_gtest(NAME unit_properties INTERNAL
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_properties.cc)
+target_include_directories(unit_properties PRIVATE ${PROJECT_SOURCE_DIR}/core)
