@@ -1,0 +1,93 @@
+# shellcheck shell=bash
+# Steps shared by scripts/demo and scripts/test: Debian packages, configure and build, and finding
+# out which GPU (if any) this machine has. Sourced, not run; callers use `set -euo pipefail`.
+#
+# Knobs (environment):
+#   HIPFILE_BUILD_DIR  build directory (default: build/ in the source tree)
+#   HIPFILE_JOBS       parallel build jobs (default: number of CPUs)
+#   HIPFILE_CMAKE_ARGS extra configure arguments, e.g. "-DHIPFILE_SANITIZE=ON" (with its own
+#                      HIPFILE_BUILD_DIR, since they apply when a build directory is configured)
+#   HIPFILE_SKIP_APT=1 never call apt-get, even as root with packages missing
+
+HF_SOURCE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+HF_BUILD_DIR=${HIPFILE_BUILD_DIR:-$HF_SOURCE_DIR/build}
+HF_JOBS=${HIPFILE_JOBS:-$(nproc 2>/dev/null || echo 2)}
+
+# What building and testing needs on Debian 12 (bookworm).
+HF_PACKAGES=(cmake ninja-build gcc g++ pkg-config libconfig-dev libxml2-dev libgtest-dev
+    libamdhip64-dev liburing-dev)
+
+hf_say() {
+    printf '==> %s\n' "$*"
+}
+
+hf_die() {
+    printf 'error: %s\n' "$*" >&2
+    exit 1
+}
+
+# Install the packages in HF_PACKAGES that are missing, when that is possible and needed.
+hf_install_packages() {
+    if [[ ${HIPFILE_SKIP_APT:-0} == 1 ]]; then
+        hf_say "packages: not checked (HIPFILE_SKIP_APT=1)"
+        return 0
+    fi
+    if ! command -v dpkg-query >/dev/null 2>&1; then
+        hf_say "packages: no dpkg here (not Debian?); install the equivalents of: ${HF_PACKAGES[*]}"
+        return 0
+    fi
+    local missing=() pkg
+    for pkg in "${HF_PACKAGES[@]}"; do
+        if [[ $(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null) != "install ok installed" ]]; then
+            missing+=("$pkg")
+        fi
+    done
+    if ((${#missing[@]} == 0)); then
+        hf_say "packages: all ${#HF_PACKAGES[@]} present, skipping apt-get"
+        return 0
+    fi
+    if ((EUID != 0)); then
+        hf_say "packages: missing ${missing[*]}, but not root, so skipping apt-get"
+        hf_say "  run: sudo apt-get install ${missing[*]}   (the build below may fail without them)"
+        return 0
+    fi
+    hf_say "packages: installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update </dev/null || hf_die "apt-get update failed"
+    apt-get install -y --no-install-recommends "${missing[@]}" </dev/null ||
+        hf_die "apt-get install ${missing[*]} failed"
+}
+
+# Configure (first time only) and build everything into HF_BUILD_DIR.
+hf_build() {
+    command -v cmake >/dev/null 2>&1 || hf_die "cmake not found (install the packages first)"
+    local generator=() extra=()
+    # The generator can only be chosen when the build directory is new.
+    if [[ ! -f $HF_BUILD_DIR/CMakeCache.txt ]] && command -v ninja >/dev/null 2>&1; then
+        generator=(-G Ninja)
+    fi
+    read -r -a extra <<<"${HIPFILE_CMAKE_ARGS:-}"
+    hf_say "configure: $HF_BUILD_DIR ${extra[*]}"
+    cmake -S "$HF_SOURCE_DIR" -B "$HF_BUILD_DIR" "${generator[@]}" "${extra[@]}" </dev/null
+    hf_say "build: $HF_JOBS jobs"
+    cmake --build "$HF_BUILD_DIR" --parallel "$HF_JOBS" </dev/null
+}
+
+# Sets HF_GPU (cuda, hip or none) and HF_GPU_WHY (one line saying how that was decided).
+# shellcheck disable=SC2034 # both are read by the scripts that source this file
+hf_detect_gpu() {
+    if [[ -e /dev/nvidia0 ]] || { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; }; then
+        HF_GPU=cuda
+        if command -v nvidia-smi >/dev/null 2>&1; then
+            HF_GPU_WHY="NVIDIA GPU found ($(nvidia-smi -L 2>/dev/null | head -n 1))"
+        else
+            HF_GPU_WHY="NVIDIA GPU found (/dev/nvidia0 exists)"
+        fi
+    elif [[ -e /dev/kfd ]]; then
+        HF_GPU=hip
+        HF_GPU_WHY="AMD GPU found (/dev/kfd exists)"
+    else
+        HF_GPU=none
+        HF_GPU_WHY="no GPU found (no nvidia-smi, /dev/nvidia0 or /dev/kfd)"
+    fi
+}
