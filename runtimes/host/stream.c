@@ -1,0 +1,391 @@
+/*
+ * Streams of the host provider: each created stream is an ordered queue served by its own worker
+ * thread (started at the first submission). The null stream runs work in the caller's thread once
+ * the device's blocking streams have drained, which gives the legacy default stream's ordering.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host.h"
+
+/** A stream, as the HIP header forward-declares it. */
+struct ihipStream_t {
+    atomic_int refs;         /* the handle, the worker, and callers in flight */
+    int device;              /* device current at creation */
+    unsigned flags;          /* hipStreamDefault or hipStreamNonBlocking */
+    pthread_mutex_t lock;    /* guards the queue and counters */
+    pthread_cond_t work;     /* the worker waits here for ops or destruction */
+    pthread_cond_t idle;     /* synchronizers wait here for completions */
+    struct hf_host_op *head; /* next op to run */
+    struct hf_host_op *tail; /* last op queued */
+    uint64_t submitted;      /* ops ever queued */
+    uint64_t completed;      /* ops ever finished */
+    bool worker_started;     /* a worker thread serves the queue */
+    bool destroyed;          /* the handle is gone: drain, then let the worker exit */
+};
+
+static struct hf_range_table stream_table = HF_RANGE_TABLE_INIT;
+
+static void stream_hold(void *obj)
+{
+    struct ihipStream_t *s = obj;
+
+    atomic_fetch_add(&s->refs, 1);
+}
+
+static void stream_release(struct ihipStream_t *s)
+{
+    if (atomic_fetch_sub(&s->refs, 1) != 1)
+        return;
+    for (struct hf_host_op *op = s->head, *next; op != NULL; op = next) {
+        next = op->next;
+        free(op);
+    }
+    pthread_cond_destroy(&s->idle);
+    pthread_cond_destroy(&s->work);
+    pthread_mutex_destroy(&s->lock);
+    free(s);
+}
+
+static hipError_t stream_acquire(hipStream_t stream, struct ihipStream_t **s_p)
+{
+    struct hf_range range;
+
+    if (hf_range_table_find(&stream_table, (uintptr_t)stream, stream_hold, &range) != 0 ||
+        range.obj != (void *)stream)
+        return hipErrorInvalidHandle;
+    *s_p = range.obj;
+    return hipSuccess;
+}
+
+static void op_run(const struct hf_host_op *op, hipStream_t stream)
+{
+    switch (op->kind) {
+    case HF_OP_COPY:
+        memmove(op->u.copy.dst, op->u.copy.src, op->u.copy.size);
+        hf_host_memory_changed();
+        break;
+    case HF_OP_MEMSET:
+        memset(op->u.set.dst, op->u.set.value, op->u.set.size);
+        hf_host_memory_changed();
+        break;
+    case HF_OP_HOST_FN:
+        op->u.host_fn.fn(op->u.host_fn.data);
+        break;
+    case HF_OP_CALLBACK:
+        op->u.callback.fn(stream, hipSuccess, op->u.callback.data);
+        break;
+    case HF_OP_WAIT_VALUE:
+        hf_host_value_wait(op);
+        break;
+    case HF_OP_WRITE_VALUE:
+        hf_host_value_write(op);
+        break;
+    case HF_OP_EVENT_RECORD:
+        hf_host_event_complete(op->u.event.event, op->u.event.generation);
+        hf_host_event_release(op->u.event.event);
+        break;
+    case HF_OP_EVENT_WAIT:
+        hf_host_event_wait(op->u.event.event, op->u.event.generation);
+        hf_host_event_release(op->u.event.event);
+        break;
+    }
+}
+
+static void *stream_worker(void *arg)
+{
+    struct ihipStream_t *s = arg;
+
+    pthread_mutex_lock(&s->lock);
+    for (;;) {
+        while (s->head == NULL && !s->destroyed)
+            pthread_cond_wait(&s->work, &s->lock);
+        struct hf_host_op *op = s->head;
+        if (op == NULL)
+            break;
+        s->head = op->next;
+        if (s->head == NULL)
+            s->tail = NULL;
+        pthread_mutex_unlock(&s->lock);
+
+        op_run(op, s);
+        free(op);
+
+        pthread_mutex_lock(&s->lock);
+        s->completed++;
+        pthread_cond_broadcast(&s->idle);
+    }
+    pthread_mutex_unlock(&s->lock);
+    stream_release(s);
+    return NULL;
+}
+
+/* Called with s->lock held. The worker holds its own reference until it exits. */
+static int worker_start(struct ihipStream_t *s)
+{
+    pthread_attr_t attr;
+    pthread_t thread;
+    int rc;
+
+    if (s->worker_started)
+        return 0;
+    rc = pthread_attr_init(&attr);
+    if (rc != 0)
+        return -rc;
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    stream_hold(s);
+    rc = pthread_create(&thread, &attr, stream_worker, s);
+    pthread_attr_destroy(&attr);
+    if (rc != 0) {
+        atomic_fetch_sub(&s->refs, 1); /* the handle's reference keeps it alive */
+        return -rc;
+    }
+    s->worker_started = true;
+    return 0;
+}
+
+static void stream_wait_idle(struct ihipStream_t *s)
+{
+    pthread_mutex_lock(&s->lock);
+    uint64_t target = s->submitted;
+    while (s->completed < target)
+        pthread_cond_wait(&s->idle, &s->lock);
+    pthread_mutex_unlock(&s->lock);
+}
+
+static bool stream_is_idle(struct ihipStream_t *s)
+{
+    pthread_mutex_lock(&s->lock);
+    bool idle = s->completed == s->submitted;
+    pthread_mutex_unlock(&s->lock);
+    return idle;
+}
+
+/*
+ * Visit the streams of @p device (any when negative); with @p blocking_only, only those that
+ * synchronize with the null stream. @p visit returns false to stop early. Returns hipSuccess, or
+ * hipErrorNotReady when a visit stopped it, or hipErrorOutOfMemory.
+ */
+static hipError_t streams_visit(int device, bool blocking_only,
+                                bool (*visit)(struct ihipStream_t *))
+{
+    void **objs;
+    size_t count;
+    hipError_t err = hipSuccess;
+
+    if (hf_range_table_collect(&stream_table, HF_HOST_STREAM, device, stream_hold, &objs, &count) !=
+        0)
+        return hipErrorOutOfMemory;
+    for (size_t i = 0; i < count; i++) {
+        struct ihipStream_t *s = objs[i];
+
+        if (err == hipSuccess && !(blocking_only && (s->flags & hipStreamNonBlocking)) && !visit(s))
+            err = hipErrorNotReady;
+        stream_release(s);
+    }
+    free(objs);
+    return err;
+}
+
+static bool visit_drain(struct ihipStream_t *s)
+{
+    stream_wait_idle(s);
+    return true;
+}
+
+hipError_t hf_host_streams_drain(int device)
+{
+    return streams_visit(device, false, visit_drain);
+}
+
+static hipError_t null_stream_drain(void)
+{
+    return streams_visit(hf_host_current_device(), true, visit_drain);
+}
+
+static void op_discard(const struct hf_host_op *op)
+{
+    if (op->kind == HF_OP_EVENT_RECORD || op->kind == HF_OP_EVENT_WAIT)
+        hf_host_event_release(op->u.event.event);
+}
+
+static hipError_t stream_enqueue(struct ihipStream_t *s, const struct hf_host_op *op)
+{
+    struct hf_host_op *queued = malloc(sizeof(*queued));
+
+    if (queued == NULL)
+        return hipErrorOutOfMemory;
+    *queued = *op;
+    queued->next = NULL;
+
+    pthread_mutex_lock(&s->lock);
+    if (worker_start(s) != 0) {
+        pthread_mutex_unlock(&s->lock);
+        free(queued);
+        return hipErrorOutOfMemory;
+    }
+    if (s->tail != NULL)
+        s->tail->next = queued;
+    else
+        s->head = queued;
+    s->tail = queued;
+    s->submitted++;
+    pthread_cond_signal(&s->work);
+    pthread_mutex_unlock(&s->lock);
+    return hipSuccess;
+}
+
+hipError_t hf_host_stream_submit(hipStream_t stream, const struct hf_host_op *op)
+{
+    struct ihipStream_t *s;
+    hipError_t err;
+
+    hf_host_init();
+    if (stream == NULL || stream == hipStreamPerThread) {
+        err = stream == NULL ? null_stream_drain() : hipSuccess;
+        if (err != hipSuccess)
+            goto discard;
+        op_run(op, stream);
+        return hipSuccess;
+    }
+    err = stream_acquire(stream, &s);
+    if (err != hipSuccess)
+        goto discard;
+    err = stream_enqueue(s, op);
+    stream_release(s);
+    if (err != hipSuccess)
+        goto discard;
+    return hipSuccess;
+
+discard:
+    op_discard(op);
+    return err;
+}
+
+hipError_t hipStreamCreateWithFlags(hipStream_t *stream, unsigned int flags)
+{
+    struct ihipStream_t *s;
+
+    if (stream == NULL || (flags & ~(unsigned)hipStreamNonBlocking) != 0)
+        return hf_rt_result(hipErrorInvalidValue);
+    hf_host_init();
+    s = calloc(1, sizeof(*s));
+    if (s == NULL)
+        return hf_rt_result(hipErrorOutOfMemory);
+    atomic_init(&s->refs, 1);
+    s->device = hf_host_current_device();
+    s->flags = flags;
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_cond_init(&s->work, NULL);
+    pthread_cond_init(&s->idle, NULL);
+
+    struct hf_range range = {.base = (uintptr_t)s,
+                             .size = sizeof(*s),
+                             .kind = HF_HOST_STREAM,
+                             .device = s->device,
+                             .flags = flags,
+                             .obj = s};
+    if (hf_range_table_insert(&stream_table, &range) != 0) {
+        stream_release(s);
+        return hf_rt_result(hipErrorOutOfMemory);
+    }
+    *stream = s;
+    return hipSuccess;
+}
+
+hipError_t hipStreamCreate(hipStream_t *stream)
+{
+    return hipStreamCreateWithFlags(stream, hipStreamDefault);
+}
+
+/* Like CUDA, destruction does not wait: queued work still runs, then the worker frees the stream.
+ */
+hipError_t hipStreamDestroy(hipStream_t stream)
+{
+    struct hf_range range;
+
+    if (stream == NULL || stream == hipStreamPerThread)
+        return hf_rt_result(hipErrorInvalidHandle);
+    if (hf_range_table_remove(&stream_table, (uintptr_t)stream, &range) != 0)
+        return hf_rt_result(hipErrorInvalidHandle);
+    struct ihipStream_t *s = range.obj;
+    pthread_mutex_lock(&s->lock);
+    s->destroyed = true;
+    pthread_cond_signal(&s->work);
+    pthread_mutex_unlock(&s->lock);
+    stream_release(s);
+    return hipSuccess;
+}
+
+hipError_t hipStreamSynchronize(hipStream_t stream)
+{
+    struct ihipStream_t *s;
+    hipError_t err;
+
+    hf_host_init();
+    if (stream == NULL)
+        return hf_rt_result(null_stream_drain());
+    if (stream == hipStreamPerThread)
+        return hipSuccess;
+    err = stream_acquire(stream, &s);
+    if (err != hipSuccess)
+        return hf_rt_result(err);
+    stream_wait_idle(s);
+    stream_release(s);
+    return hipSuccess;
+}
+
+hipError_t hipStreamQuery(hipStream_t stream)
+{
+    struct ihipStream_t *s;
+    hipError_t err;
+
+    hf_host_init();
+    if (stream == NULL)
+        return streams_visit(hf_host_current_device(), true, stream_is_idle);
+    if (stream == hipStreamPerThread)
+        return hipSuccess;
+    err = stream_acquire(stream, &s);
+    if (err != hipSuccess)
+        return hf_rt_result(err);
+    err = stream_is_idle(s) ? hipSuccess : hipErrorNotReady;
+    stream_release(s);
+    return err;
+}
+
+hipError_t hipStreamGetFlags(hipStream_t stream, unsigned int *flags)
+{
+    struct ihipStream_t *s;
+    hipError_t err;
+
+    if (flags == NULL)
+        return hf_rt_result(hipErrorInvalidValue);
+    if (stream == NULL || stream == hipStreamPerThread) {
+        *flags = hipStreamDefault;
+        return hipSuccess;
+    }
+    err = stream_acquire(stream, &s);
+    if (err != hipSuccess)
+        return hf_rt_result(err);
+    *flags = s->flags;
+    stream_release(s);
+    return hipSuccess;
+}
+
+hipError_t hipLaunchHostFunc(hipStream_t stream, hipHostFn_t fn, void *userData)
+{
+    if (fn == NULL)
+        return hf_rt_result(hipErrorInvalidValue);
+    struct hf_host_op op = {.kind = HF_OP_HOST_FN, .u.host_fn = {fn, userData}};
+    return hf_rt_result(hf_host_stream_submit(stream, &op));
+}
+
+hipError_t hipStreamAddCallback(hipStream_t stream, hipStreamCallback_t callback, void *userData,
+                                unsigned int flags)
+{
+    if (callback == NULL || flags != 0)
+        return hf_rt_result(hipErrorInvalidValue);
+    struct hf_host_op op = {.kind = HF_OP_CALLBACK, .u.callback = {callback, userData, stream}};
+    return hf_rt_result(hf_host_stream_submit(stream, &op));
+}
