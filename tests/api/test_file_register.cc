@@ -34,6 +34,10 @@ class FileRegisterTest : public ApiTest
         descr.handle.fd = fd;
         return hipFileHandleRegister(fh, &descr);
     }
+    static void RegisterOnceToStartTheRuntime(int fd)
+    {
+        hipFileHandleDeregister(Register(fd));
+    }
     std::string path;
 };
 
@@ -59,8 +63,14 @@ TEST_F(FileRegisterTest, HandleTypesOtherThanFdAreNotSupported)
 
 TEST_F(FileRegisterTest, ClosedAndNegativeFdsAreInvalidValue)
 {
-    int fd = open(path.c_str(), O_RDONLY);
-    ASSERT_GE(fd, 0);
+    /* Open the driver first: a GPU runtime starting up opens descriptors of its own, and could
+     * reuse a low number closed just before. A high number stays free. */
+    ASSERT_EQ(hipFileDriverOpen().err, hipFileSuccess);
+    int low = open(path.c_str(), O_RDONLY);
+    ASSERT_GE(low, 0);
+    int fd = fcntl(low, F_DUPFD_CLOEXEC, 700);
+    ASSERT_GE(fd, 700);
+    close(low);
     close(fd);
     hipFileHandle_t fh = nullptr;
     EXPECT_EQ(TryRegister(&fh, hipFileHandleTypeOpaqueFD, fd).err, hipFileInvalidValue);
@@ -112,6 +122,8 @@ TEST_F(FileRegisterTest, DeregisterClosesTwinsButNeverTheCallersFd)
 {
     int fd = open(path.c_str(), O_RDWR);
     ASSERT_GE(fd, 0);
+    /* Start the driver and the GPU runtime first: they keep descriptors of their own open. */
+    RegisterOnceToStartTheRuntime(fd);
     int before = OpenFdCount();
     hipFileHandle_t fh = Register(fd);
     EXPECT_GT(OpenFdCount(), before);
