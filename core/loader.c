@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "executor.h"
 #include "gpu.h"
 #include "log.h"
 #include "sys.h"
@@ -29,6 +30,8 @@ static atomic_uint backend_total;
 /* Smallest ops table the core accepts per negotiated minor: everything that minor defines. */
 static const size_t ops_size_for_minor[] = {
     [0] = offsetof(struct hf_backend_ops, write) + sizeof(((struct hf_backend_ops *)0)->write),
+    /* Minor 1 added to the host side only (executor, preadv2): ops tables are unchanged. */
+    [1] = offsetof(struct hf_backend_ops, write) + sizeof(((struct hf_backend_ops *)0)->write),
 };
 _Static_assert(sizeof(ops_size_for_minor) / sizeof(ops_size_for_minor[0]) ==
                    HF_BACKEND_ABI_MINOR + 1,
@@ -116,6 +119,19 @@ static int host_config_string(const struct hf_host_api *host, const char *key, c
     return hf_config_plugin_string(backend->name, key, value_p);
 }
 
+static int host_parallel_run(const struct hf_host_api *host, unsigned n,
+                             void (*task)(void *arg, unsigned index), void *arg)
+{
+    (void)host;
+    return hf_executor_run(n, task, arg);
+}
+
+static unsigned host_parallel_width(const struct hf_host_api *host)
+{
+    (void)host;
+    return hf_executor_width();
+}
+
 static void host_api_fill(struct hf_backend *backend)
 {
     backend->host = (struct hf_host_api){
@@ -128,6 +144,8 @@ static void host_api_fill(struct hf_backend *backend)
         .config_string = host_config_string,
         .gpu = hf_gpu(),
         .sys = hf_sys(),
+        .parallel_run = host_parallel_run,
+        .parallel_width = host_parallel_width,
     };
 }
 

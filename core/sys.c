@@ -5,7 +5,9 @@
  */
 #include "sys.h"
 
+#include <errno.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -21,6 +23,7 @@ static const struct hf_sys_ops sys_default = {
     .fstat = fstat,
     .fdatasync = fdatasync,
     .ioctl = sys_ioctl,
+    .preadv2 = preadv2,
 };
 
 static _Atomic(const struct hf_sys_ops *) sys_current = &sys_default;
@@ -50,6 +53,18 @@ static int forward_ioctl(int fd, unsigned long request, void *arg)
     return atomic_load(&sys_current)->ioctl(fd, request, arg);
 }
 
+/* A test table built before preadv2 existed leaves it NULL: report it unsupported. */
+static ssize_t forward_preadv2(int fd, const struct iovec *iov, int iovcnt, off_t offset, int flags)
+{
+    const struct hf_sys_ops *ops = atomic_load(&sys_current);
+    if (ops->struct_size < offsetof(struct hf_sys_ops, preadv2) + sizeof(ops->preadv2) ||
+        ops->preadv2 == NULL) {
+        errno = EOPNOTSUPP;
+        return -1;
+    }
+    return ops->preadv2(fd, iov, iovcnt, offset, flags);
+}
+
 static const struct hf_sys_ops sys_forward = {
     .struct_size = sizeof(struct hf_sys_ops),
     .pread = forward_pread,
@@ -57,6 +72,7 @@ static const struct hf_sys_ops sys_forward = {
     .fstat = forward_fstat,
     .fdatasync = forward_fdatasync,
     .ioctl = forward_ioctl,
+    .preadv2 = forward_preadv2,
 };
 
 const struct hf_sys_ops *hf_sys(void)

@@ -36,7 +36,7 @@ extern "C" {
 /** ABI major implemented by this header; also the suffix of the entry symbol. */
 #define HF_BACKEND_ABI_MAJOR 1u
 /** ABI minor implemented by this header. */
-#define HF_BACKEND_ABI_MINOR 0u
+#define HF_BACKEND_ABI_MINOR 1u
 /** Name of the one symbol a plugin exports. */
 #define HF_BACKEND_ENTRY_SYMBOL "hf_backend_entry_v1"
 
@@ -182,6 +182,8 @@ struct hf_sys_ops {
     int (*fstat)(int fd, struct stat *st);                                  /**< fstat(2) */
     int (*fdatasync)(int fd);                                               /**< fdatasync(2) */
     int (*ioctl)(int fd, unsigned long request, void *arg);                 /**< ioctl(2) */
+    /** preadv2(2), since ABI minor 1 (RWF_NOWAIT tells whether a range is in the page cache). */
+    ssize_t (*preadv2)(int fd, const struct iovec *iov, int iovcnt, off_t offset, int flags);
 };
 
 /** What the core offers a backend. One instance per loaded backend. */
@@ -202,6 +204,15 @@ struct hf_host_api {
     const struct hf_gpu_ops *gpu;
     /** The system calls to use. */
     const struct hf_sys_ops *sys;
+    /**
+     * Since ABI minor 1: run task(arg, i) for every i in [0, n) on the core's I/O worker threads
+     * and the calling thread, returning when all have finished. Tasks report their own results
+     * through @p arg. Returns 0, or -errno when the work could not be started (nothing ran).
+     */
+    int (*parallel_run)(const struct hf_host_api *host, unsigned n,
+                        void (*task)(void *arg, unsigned index), void *arg);
+    /** Since ABI minor 1: how many tasks parallel_run may run at once (workers + caller). */
+    unsigned (*parallel_width)(const struct hf_host_api *host);
 };
 
 /** A backend's operations. Members after `caps` may be NULL only where marked optional. */

@@ -379,7 +379,7 @@ PIN_VALUE(HIPFILE_STREAM_FLAGS_MASK, 0xf);
 
 PIN_VALUE(HF_BACKEND_MAGIC, 0x48464245u);
 PIN_VALUE(HF_BACKEND_ABI_MAJOR, 1u);
-static_assert(HF_BACKEND_ABI_MINOR == 0u,
+static_assert(HF_BACKEND_ABI_MINOR == 1u,
               "the plugin ABI minor changed: update the size pins below for the new minor");
 PIN_VALUE(HF_EGPU, 4096);
 
@@ -466,15 +466,16 @@ PIN_OFFSET(struct hf_gpu_ops, stream_destroy, 96);
 PIN_OFFSET(struct hf_gpu_ops, stream_synchronize, 104);
 PIN_OFFSET(struct hf_gpu_ops, error_string, 112);
 
-PIN_SIZE(struct hf_sys_ops, 48);
+PIN_SIZE(struct hf_sys_ops, 56);
 PIN_OFFSET(struct hf_sys_ops, struct_size, 0);
 PIN_OFFSET(struct hf_sys_ops, pread, 8);
 PIN_OFFSET(struct hf_sys_ops, pwrite, 16);
 PIN_OFFSET(struct hf_sys_ops, fstat, 24);
 PIN_OFFSET(struct hf_sys_ops, fdatasync, 32);
 PIN_OFFSET(struct hf_sys_ops, ioctl, 40);
+PIN_OFFSET(struct hf_sys_ops, preadv2, 48); // minor 1
 
-PIN_SIZE(struct hf_host_api, 64);
+PIN_SIZE(struct hf_host_api, 80);
 PIN_OFFSET(struct hf_host_api, struct_size, 0);
 PIN_OFFSET(struct hf_host_api, abi_minor, 4);
 PIN_OFFSET(struct hf_host_api, core_private, 8);
@@ -484,6 +485,8 @@ PIN_OFFSET(struct hf_host_api, config_bool, 32);
 PIN_OFFSET(struct hf_host_api, config_string, 40);
 PIN_OFFSET(struct hf_host_api, gpu, 48);
 PIN_OFFSET(struct hf_host_api, sys, 56);
+PIN_OFFSET(struct hf_host_api, parallel_run, 64);   // minor 1
+PIN_OFFSET(struct hf_host_api, parallel_width, 72); // minor 1
 
 PIN_SIZE(struct hf_backend_ops, 112);
 PIN_OFFSET(struct hf_backend_ops, magic, 0);
