@@ -16,6 +16,7 @@
 
 #include <hipfile.h>
 
+#include "config_fixture.h"
 #include "hf_harness.h"
 
 extern "C" {
@@ -31,60 +32,8 @@ constexpr int kSizeTParams = 12;
 constexpr int kBoolParams = 12;
 constexpr int kStringParams = 3;
 
-class ParamsTest : public ::testing::Test
+class ParamsTest : public ConfigFixture
 {
-  protected:
-    void SetUp() override
-    {
-        SaveAndUnset("HIPFILE_CONFIG");
-        for (const hf_setting &s : hf_settings) {
-            if (s.env != nullptr)
-                SaveAndUnset(s.env);
-        }
-        hf_config_reset();
-        log_path_ = Path("log");
-        ASSERT_EQ(0, hf_log_set_file(log_path_.c_str()));
-        config_path_ = Path("hipfile.conf");
-        setenv("HIPFILE_CONFIG", config_path_.c_str(), 1);
-    }
-
-    void TearDown() override
-    {
-        hf_log_set_file(nullptr);
-        for (auto &[name, value] : saved_env_) {
-            if (value.first)
-                setenv(name.c_str(), value.second.c_str(), 1);
-            else
-                unsetenv(name.c_str());
-        }
-        hf_config_reset();
-    }
-
-    void SaveAndUnset(const char *name)
-    {
-        const char *value = getenv(name);
-        saved_env_.emplace_back(name, std::make_pair(value != nullptr, value ? value : ""));
-        unsetenv(name);
-    }
-
-    std::string Path(const std::string &name)
-    {
-        const ::testing::TestInfo *info = ::testing::UnitTest::GetInstance()->current_test_info();
-        char *path = hf_test_path((std::string(info->name()) + "." + name).c_str());
-        std::string out = path;
-        free(path);
-        unlink(out.c_str());
-        return out;
-    }
-
-    bool LogHas(const std::string &needle)
-    {
-        return hf_test_file_contains(log_path_.c_str(), needle.c_str()) != 0;
-    }
-
-    std::string log_path_;
-    std::string config_path_;
-    std::vector<std::pair<std::string, std::pair<bool, std::string>>> saved_env_;
 };
 
 TEST_F(ParamsTest, SizeTDefaultsAreTheDocumentedOnes)
