@@ -17,6 +17,7 @@
 #include "io.h"
 #include "log.h"
 #include "registry.h"
+#include "stats.h"
 
 #define BATCH_MAX_ENTRIES 128
 
@@ -40,7 +41,7 @@ static struct batch *batch_find(hipFileBatchHandle_t handle)
     return NULL;
 }
 
-HIPFILE_API hipFileError_t hipFileBatchIOSetUp(hipFileBatchHandle_t *batch_idp, unsigned max_nr)
+static hipFileError_t batch_setup(hipFileBatchHandle_t *batch_idp, unsigned max_nr)
 {
     if (batch_idp == NULL || max_nr == 0 || max_nr > BATCH_MAX_ENTRIES) {
         hf_error("hipFileBatchIOSetUp: %s",
@@ -109,8 +110,8 @@ static bool entry_valid(const hipFileIOParams_t *p, unsigned index)
     return why == NULL;
 }
 
-HIPFILE_API hipFileError_t hipFileBatchIOSubmit(hipFileBatchHandle_t batch_idp, unsigned nr,
-                                                hipFileIOParams_t *iocbp, unsigned flags)
+static hipFileError_t batch_submit(hipFileBatchHandle_t batch_idp, unsigned nr,
+                                   hipFileIOParams_t *iocbp, unsigned flags)
 {
     (void)flags;
     if (nr > 0 && iocbp == NULL) {
@@ -136,6 +137,8 @@ HIPFILE_API hipFileError_t hipFileBatchIOSubmit(hipFileBatchHandle_t batch_idp, 
             goto unlock;
         }
     }
+    uint64_t start_ns = hf_stats_now_ns();
+    uint64_t bytes[2] = {0, 0};
     for (unsigned i = 0; i < nr; i++) {
         const hipFileIOParams_t *p = &iocbp[i];
         int op = p->opcode == hipFileBatchWrite ? HF_IO_WRITE : HF_IO_READ;
@@ -148,7 +151,10 @@ HIPFILE_API hipFileError_t hipFileBatchIOSubmit(hipFileBatchHandle_t batch_idp, 
         ev->cookie = p->cookie;
         ev->status = r >= 0 ? hipFileComplete : hipFileFailed;
         ev->ret = (size_t)r;
+        if (r > 0)
+            bytes[op] += (uint64_t)r;
     }
+    hf_stats_batch_entries(nr, bytes[HF_IO_READ], bytes[HF_IO_WRITE], hf_stats_now_ns() - start_ns);
 unlock:
     pthread_mutex_unlock(&batch_lock);
     return hf_status(err);
@@ -159,9 +165,8 @@ static bool timeout_valid(const struct timespec *t)
     return t == NULL || (t->tv_sec >= 0 && t->tv_nsec >= 0 && t->tv_nsec < 1000000000L);
 }
 
-HIPFILE_API hipFileError_t hipFileBatchIOGetStatus(hipFileBatchHandle_t batch_idp, unsigned min_nr,
-                                                   unsigned *nr, hipFileIOEvents_t *iocbp,
-                                                   struct timespec *timeout)
+static hipFileError_t batch_getstatus(hipFileBatchHandle_t batch_idp, unsigned min_nr, unsigned *nr,
+                                      hipFileIOEvents_t *iocbp, struct timespec *timeout)
 {
     if (iocbp == NULL || nr == NULL || *nr == 0 || min_nr > *nr || !timeout_valid(timeout)) {
         hf_error("hipFileBatchIOGetStatus: invalid arguments (NULL pointer, *nr 0, min_nr > *nr "
@@ -185,7 +190,7 @@ HIPFILE_API hipFileError_t hipFileBatchIOGetStatus(hipFileBatchHandle_t batch_id
     return hf_status(hipFileSuccess);
 }
 
-HIPFILE_API hipFileError_t hipFileBatchIOCancel(hipFileBatchHandle_t batch_idp)
+static hipFileError_t batch_cancel(hipFileBatchHandle_t batch_idp)
 {
     pthread_mutex_lock(&batch_lock);
     struct batch *b = batch_find(batch_idp);
@@ -196,6 +201,39 @@ HIPFILE_API hipFileError_t hipFileBatchIOCancel(hipFileBatchHandle_t batch_idp)
     }
     /* Nothing is ever left unstarted: entries run to completion inside Submit. */
     return hf_status(hipFileSuccess);
+}
+
+HIPFILE_API hipFileError_t hipFileBatchIOSetUp(hipFileBatchHandle_t *batch_idp, unsigned max_nr)
+{
+    hipFileError_t e = batch_setup(batch_idp, max_nr);
+    hf_stats_batch(HF_STATS_BATCH_SETUP, e.err == hipFileSuccess);
+    return e;
+}
+
+HIPFILE_API hipFileError_t hipFileBatchIOSubmit(hipFileBatchHandle_t batch_idp, unsigned nr,
+                                                hipFileIOParams_t *iocbp, unsigned flags)
+{
+    hipFileError_t e = batch_submit(batch_idp, nr, iocbp, flags);
+    hf_stats_batch(HF_STATS_BATCH_SUBMIT, e.err == hipFileSuccess);
+    return e;
+}
+
+HIPFILE_API hipFileError_t hipFileBatchIOGetStatus(hipFileBatchHandle_t batch_idp, unsigned min_nr,
+                                                   unsigned *nr, hipFileIOEvents_t *iocbp,
+                                                   struct timespec *timeout)
+{
+    uint64_t start_ns = hf_stats_now_ns();
+    hipFileError_t e = batch_getstatus(batch_idp, min_nr, nr, iocbp, timeout);
+    if (e.err == hipFileSuccess)
+        hf_stats_batch_completed(*nr, hf_stats_now_ns() - start_ns);
+    return e;
+}
+
+HIPFILE_API hipFileError_t hipFileBatchIOCancel(hipFileBatchHandle_t batch_idp)
+{
+    hipFileError_t e = batch_cancel(batch_idp);
+    hf_stats_batch(HF_STATS_BATCH_CANCEL, e.err == hipFileSuccess);
+    return e;
 }
 
 static void batch_unlink_locked(struct batch *b)
@@ -217,6 +255,7 @@ HIPFILE_API void hipFileBatchIODestroy(hipFileBatchHandle_t batch_idp)
     if (b != NULL)
         batch_unlink_locked(b);
     pthread_mutex_unlock(&batch_lock);
+    hf_stats_batch(HF_STATS_BATCH_DESTROY, b != NULL);
     if (b == NULL)
         hf_warn("hipFileBatchIODestroy: unknown batch handle %p ignored", batch_idp);
 }

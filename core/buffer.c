@@ -14,6 +14,7 @@
 #include "gpu.h"
 #include "log.h"
 #include "registry.h"
+#include "stats.h"
 
 /* hipErrorInvalidValue has the same value in every HIP ABI and in our providers. */
 #define HIP_ERROR_INVALID_VALUE 1
@@ -240,6 +241,7 @@ hipFileError_t hf_buffer_register(const void *base, size_t length, int flags)
     }
     /* Offered after insertion: a failed insert never reaches a backend. */
     buffer_offer_to_backends(buffer);
+    hf_stats_buf_register(true, pi.mem_type == HF_MEM_DEVICE ? pi.device : -1, length);
     return hf_status(hipFileSuccess);
 }
 
@@ -265,6 +267,8 @@ hipFileError_t hf_buffer_deregister(const void *base)
     memmove(&buffers[at], &buffers[at + 1], (buffer_len - at - 1) * sizeof(*buffers));
     buffer_len--;
     pthread_mutex_unlock(&buffer_lock);
+    hf_stats_buf_deregister(true, buffer->info.mem_type == HF_MEM_DEVICE ? buffer->info.device : -1,
+                            buffer->info.length);
     hf_buffer_release(buffer);
     return hf_status(hipFileSuccess);
 }
@@ -318,10 +322,16 @@ size_t hf_buffer_count(void)
 
 HIPFILE_API hipFileError_t hipFileBufRegister(const void *buffer_base, size_t length, int flags)
 {
-    return hf_buffer_register(buffer_base, length, flags);
+    hipFileError_t e = hf_buffer_register(buffer_base, length, flags);
+    if (e.err != hipFileSuccess)
+        hf_stats_buf_register(false, -1, 0);
+    return e;
 }
 
 HIPFILE_API hipFileError_t hipFileBufDeregister(const void *buffer_base)
 {
-    return hf_buffer_deregister(buffer_base);
+    hipFileError_t e = hf_buffer_deregister(buffer_base);
+    if (e.err != hipFileSuccess)
+        hf_stats_buf_deregister(false, -1, 0);
+    return e;
 }

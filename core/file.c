@@ -20,6 +20,7 @@
 #include "error.h"
 #include "log.h"
 #include "registry.h"
+#include "stats.h"
 
 /*
  * Handle = (generation << HANDLE_SLOT_BITS) | (slot + 1). The generation of a slot grows on every
@@ -410,6 +411,7 @@ void hf_file_deregister(hipFileHandle_t fh)
     s->file = NULL;
     file_live--;
     pthread_mutex_unlock(&file_lock);
+    hf_stats_file_deregister();
     hf_file_release(file);
 }
 
@@ -438,7 +440,9 @@ size_t hf_file_count(void)
 
 HIPFILE_API hipFileError_t hipFileHandleRegister(hipFileHandle_t *fh, hipFileDescr_t *descr)
 {
-    return hf_file_register(fh, descr);
+    hipFileError_t e = hf_file_register(fh, descr);
+    hf_stats_file_register(e.err == hipFileSuccess);
+    return e;
 }
 
 HIPFILE_API void hipFileHandleDeregister(hipFileHandle_t fh)

@@ -14,6 +14,7 @@
 #include "log.h"
 #include "registry.h"
 #include "selector.h"
+#include "stats.h"
 
 static ssize_t sys_error(int err)
 {
@@ -43,8 +44,10 @@ static ssize_t io_result(ssize_t rc, int gpu_err, const char *what)
     return sys_error((int)-rc);
 }
 
-ssize_t hf_io_run(int op, hipFileHandle_t fh, void *buffer_base, size_t size, int64_t file_offset,
-                  int64_t buffer_offset, const char *what)
+/* The request itself; fills in *rec what the statistics need as it learns it. */
+static ssize_t io_run_counted(int op, hipFileHandle_t fh, void *buffer_base, size_t size,
+                              int64_t file_offset, int64_t buffer_offset, const char *what,
+                              struct hf_stats_io_record *rec)
 {
     if (!hf_driver_is_open()) {
         hf_error("%s: driver is not open", what);
@@ -116,15 +119,36 @@ ssize_t hf_io_run(int op, hipFileHandle_t fh, void *buffer_base, size_t size, in
         .buf_offset = buffer_offset,
         .gpu_error_p = &gpu_err,
     };
-    ssize_t rc =
-        hf_selector_submit(&req, file->backend_ctx, buffer ? buffer->backend_ctx : NULL, declined);
+    struct hf_backend *served = NULL;
+    ssize_t rc = hf_selector_submit(&req, file->backend_ctx, buffer ? buffer->backend_ctx : NULL,
+                                    declined, &served);
     result = io_result(rc, gpu_err, what);
+    rec->served = served;
+    rec->device = buf->mem_type == HF_MEM_DEVICE ? buf->device : -1;
+    rec->unaligned =
+        ((uint64_t)file_offset | size | ((uintptr_t)buf->base + (uint64_t)buffer_offset)) % 4096 !=
+        0;
 
 release_buffer:
     hf_buffer_release(buffer);
 release_file:
     hf_file_release(file);
     return result;
+}
+
+ssize_t hf_io_run(int op, hipFileHandle_t fh, void *buffer_base, size_t size, int64_t file_offset,
+                  int64_t buffer_offset, const char *what)
+{
+    /* Every call is counted, refused ones included, so the statistics match what callers did. */
+    struct hf_stats_io_record rec = {.op = op, .size = size, .device = -1};
+    uint64_t start_ns = hf_stats_now_ns();
+    int saved_errno;
+    rec.result = io_run_counted(op, fh, buffer_base, size, file_offset, buffer_offset, what, &rec);
+    saved_errno = errno;
+    rec.latency_ns = hf_stats_now_ns() - start_ns;
+    hf_stats_io(&rec);
+    errno = saved_errno;
+    return rec.result;
 }
 
 HIPFILE_API ssize_t hipFileRead(hipFileHandle_t fh, void *buffer_base, size_t size,

@@ -137,8 +137,10 @@ size_t hf_selector_rank(const struct hf_io_request *req, void *const *file_ctx,
 }
 
 ssize_t hf_selector_submit(struct hf_io_request *req, void *const *file_ctx, void *const *buf_ctx,
-                           const bool *declined_by)
+                           const bool *declined_by, struct hf_backend **served_p)
 {
+    if (served_p != NULL)
+        *served_p = NULL;
     if (!request_usable(req)) {
         hf_error("selector: request without file, buffer or valid op");
         return -EINVAL;
@@ -167,6 +169,8 @@ ssize_t hf_selector_submit(struct hf_io_request *req, void *const *file_ctx, voi
         req->file_ctx = file_ctx != NULL ? file_ctx[b->index] : NULL;
         req->buf_ctx = buf_ctx != NULL ? buf_ctx[b->index] : NULL;
         rc = req->op == HF_IO_READ ? b->ops->read(b->state, req) : b->ops->write(b->state, req);
+        if (served_p != NULL)
+            *served_p = b;
         if (rc > (ssize_t)req->size) {
             hf_error("backend %s claims %zd bytes for a %s of %zu", b->name, rc, op_name(req->op),
                      req->size);

@@ -53,10 +53,11 @@ size_t hf_selector_rank(const struct hf_io_request *req, void *const *file_ctx,
  * and req->buf_ctx are set per backend and restored before returning. Returns bytes; the -errno
  * of the last backend tried (as the backend returned it, not logged here); or, each with one log
  * line: -HF_ENOBACKEND when there is no candidate, -EINVAL for a request without file, buffer or
- * valid op, -EIO when a backend claims more bytes than were asked.
+ * valid op, -EIO when a backend claims more bytes than were asked. *served_p (may be NULL)
+ * gets the backend whose result is returned, or NULL when none was tried.
  */
 ssize_t hf_selector_submit(struct hf_io_request *req, void *const *file_ctx, void *const *buf_ctx,
-                           const bool *declined_by);
+                           const bool *declined_by, struct hf_backend **served_p);
 
 /** Requests handed on to the next candidate since the process started (all threads). */
 uint64_t hf_selector_fallback_count(void);

@@ -115,7 +115,7 @@ class Selector : public ::testing::Test
 
     ssize_t submit(hf_io_request &req, const bool *declined = nullptr)
     {
-        return hf_selector_submit(&req, nullptr, nullptr, declined);
+        return hf_selector_submit(&req, nullptr, nullptr, declined, nullptr);
     }
 
     /** Candidates for @p req in serving order. */
@@ -556,7 +556,7 @@ TEST_F(Selector, EachBackendSeesItsOwnContextsAndTheRequestIsRestored)
     int caller_mark;
     req.file_ctx = &caller_mark;
     req.buf_ctx = &caller_mark;
-    ASSERT_EQ(hf_selector_submit(&req, file_ctx, buf_ctx, nullptr), 4096);
+    ASSERT_EQ(hf_selector_submit(&req, file_ctx, buf_ctx, nullptr, nullptr), 4096);
     char expect_a[128], expect_b[128];
     snprintf(expect_a, sizeof(expect_a), "(file_ctx %p, buf_ctx %p)", (void *)&marks[0],
              (void *)&marks[1]);
