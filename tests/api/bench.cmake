@@ -1,0 +1,118 @@
+# Smoke test of hipfile-bench on the host runtime: a small file, every workload kind and every
+# baseline with --verify, whose JSON must parse and report every method ran and matched; host
+# memory buffers; --help; a bad option; and a corrupted file that --verify must catch.
+#
+# Included by tests/api/CMakeLists.txt to register the test; ctest runs this same file as
+# cmake -DEXE=<hipfile-bench> -DWORK_DIR=<scratch directory> -P bench.cmake.
+
+if(NOT CMAKE_SCRIPT_MODE_FILE)
+  add_test(NAME api.bench_smoke
+    COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:hipfile-bench>
+            -DWORK_DIR=${CMAKE_CURRENT_BINARY_DIR}/bench-smoke -P ${CMAKE_CURRENT_LIST_FILE})
+  set_tests_properties(api.bench_smoke PROPERTIES
+    LABELS "cpu;api;bench"
+    ENVIRONMENT "HIPFILE_GPU_RUNTIME=host;HIPFILE_CONFIG=${CMAKE_BINARY_DIR}/hipfile.conf"
+    TIMEOUT 300)
+  return()
+endif()
+
+if(NOT EXE OR NOT WORK_DIR)
+  message(FATAL_ERROR "usage: cmake -DEXE=<hipfile-bench> -DWORK_DIR=<dir> -P ${CMAKE_CURRENT_LIST_FILE}")
+endif()
+file(REMOVE_RECURSE ${WORK_DIR})
+file(MAKE_DIRECTORY ${WORK_DIR})
+
+# Run the program; fail unless it exits with _want. Leaves stdout in _out and stderr in _err.
+macro(bench_run _want)
+  execute_process(COMMAND ${EXE} ${ARGN} --no-progress
+    RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
+  if(NOT _rc STREQUAL "${_want}")
+    string(REPLACE ";" " " _args "${ARGN}")
+    message(FATAL_ERROR "hipfile-bench ${_args}: exit ${_rc}, expected ${_want}\n"
+      "stdout:\n${_out}\nstderr:\n${_err}")
+  endif()
+endmacro()
+
+# Every JSON line of _out must parse, say ok, and hold a library result that moved every byte of
+# _bytes_per_pass (one pass), plus each result that ran must have moved data without a mismatch.
+function(check_json _out _want_lines _bytes_per_pass)
+  string(REGEX MATCHALL "[^\n]+" _lines "${_out}")
+  list(LENGTH _lines _n)
+  if(NOT _n EQUAL _want_lines)
+    message(FATAL_ERROR "expected ${_want_lines} JSON lines, got ${_n}:\n${_out}")
+  endif()
+  foreach(_line IN LISTS _lines)
+    string(JSON _workload ERROR_VARIABLE _error GET "${_line}" config workload)
+    if(_error)
+      message(FATAL_ERROR "output is not the expected JSON (${_error}):\n${_line}")
+    endif()
+    string(JSON _ok GET "${_line}" ok)
+    string(JSON _verify GET "${_line}" config verify)
+    string(JSON _exec GET "${_line}" config executor_threads)
+    string(JSON _runtime GET "${_line}" runtime library)
+    if(NOT _ok OR NOT _verify OR _exec LESS 1 OR NOT _runtime MATCHES "hip-host")
+      message(FATAL_ERROR "${_workload}: ok=${_ok} verify=${_verify} executor_threads=${_exec} "
+        "runtime=${_runtime}:\n${_line}")
+    endif()
+    string(JSON _results LENGTH "${_line}" results)
+    math(EXPR _last "${_results} - 1")
+    foreach(_i RANGE 0 ${_last})
+      string(JSON _name GET "${_line}" results ${_i} name)
+      string(JSON _ran GET "${_line}" results ${_i} ran)
+      string(JSON _note GET "${_line}" results ${_i} note)
+      if(_i EQUAL 0)
+        string(JSON _bytes GET "${_line}" results 0 bytes)
+        if(NOT _name STREQUAL "library" OR NOT _ran OR NOT _bytes EQUAL _bytes_per_pass)
+          message(FATAL_ERROR "${_workload}: first result ${_name} ran=${_ran} moved ${_bytes} "
+            "bytes, expected the library moving ${_bytes_per_pass}:\n${_line}")
+        endif()
+      endif()
+      if(NOT _ran)
+        message(STATUS "${_workload}: ${_name} skipped: ${_note}")
+        continue()
+      endif()
+      string(JSON _gbps GET "${_line}" results ${_i} gbps)
+      string(JSON _mismatches GET "${_line}" results ${_i} mismatches)
+      if(NOT _gbps GREATER 0 OR NOT _mismatches EQUAL 0)
+        message(FATAL_ERROR "${_workload}: ${_name} gbps=${_gbps} mismatches=${_mismatches}")
+      endif()
+      message(STATUS "${_workload}: ${_name} ${_gbps} GB/s")
+    endforeach()
+  endforeach()
+endfunction()
+
+# Every workload kind, every baseline; 1 MiB calls keep the pread+copy latency baseline in.
+bench_run(0 --file ${WORK_DIR}/bench.dat -f 64M -s 1M -t 2 -w all -p 1 --warmup 0 --verify
+  --json --copy-chunk 4M --copy-streams 2)
+check_json("${_out}" 4 67108864)
+
+# Host memory goes through properties.allow_system_memory, which the program turns on itself.
+bench_run(0 --file ${WORK_DIR}/bench.dat -f 16M -s 4M -w seq-read,seq-write --mem pageable
+  -b raw -p 1 --warmup 0 --verify --json)
+check_json("${_out}" 2 16777216)
+
+bench_run(0 --help)
+if(NOT _out MATCHES "--baselines" OR NOT _out MATCHES "--drop-cache")
+  message(FATAL_ERROR "--help does not document the options:\n${_out}")
+endif()
+
+bench_run(2 --io-size 4Q)
+if(NOT _err MATCHES "--io-size '4Q'")
+  message(FATAL_ERROR "a bad --io-size is not named in the error:\n${_err}")
+endif()
+
+# A byte changed in the middle of a kept file (its first and last 64 KiB still hold the pattern,
+# so it is used as it is): --verify must report it and exit 1.
+bench_run(0 --file ${WORK_DIR}/corrupt.dat --keep -f 8M -s 1M -b none -p 1 --warmup 0)
+file(WRITE ${WORK_DIR}/byte "X")
+execute_process(COMMAND dd if=${WORK_DIR}/byte of=${WORK_DIR}/corrupt.dat bs=1 seek=5000000
+  conv=notrunc RESULT_VARIABLE _rc OUTPUT_QUIET ERROR_QUIET)
+if(NOT _rc EQUAL 0)
+  message(FATAL_ERROR "cannot corrupt ${WORK_DIR}/corrupt.dat with dd")
+endif()
+bench_run(1 --file ${WORK_DIR}/corrupt.dat -f 8M -s 1M -b raw -p 1 --warmup 0 --verify)
+if(NOT _err MATCHES "differs from the pattern at byte 5000000")
+  message(FATAL_ERROR "--verify did not report the changed byte:\n${_err}")
+endif()
+
+file(REMOVE_RECURSE ${WORK_DIR})

@@ -1,0 +1,317 @@
+/*
+ * hipfile-bench: what its parts share. Options (options.c, help.c), the benchmark file and its
+ * pattern (file.c), latency histograms (hist.c), the measuring loop (measure.c), the library and
+ * baseline transfer methods (methods.c, copy.c), the report (report.c) and the driver (main.c).
+ */
+#ifndef HIPFILE_BENCH_H
+#define HIPFILE_BENCH_H
+
+#include <hipfile.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+/** Program name used in every message. */
+#define BENCH_NAME "hipfile-bench"
+
+/** Largest transfer of one call: the most one pread/pwrite or hipFileRead/Write moves on Linux. */
+#define BENCH_MAX_IO_SIZE 0x7ffff000ull
+
+/** Size of the pageable bounce buffer AMD's fallback path allocates per call. */
+#define BENCH_AMD_BOUNCE_SIZE (16u << 20)
+
+/** Set by SIGINT/SIGTERM: every loop stops at its next call and the program cleans up. */
+extern volatile sig_atomic_t bench_stop;
+
+/** Direction of a workload. */
+enum bench_op { BENCH_READ, BENCH_WRITE };
+
+/** Where the library's buffers live (--mem). */
+enum bench_mem { BENCH_MEM_DEVICE, BENCH_MEM_PINNED, BENCH_MEM_PAGEABLE };
+
+/** Baseline bits of --baselines. */
+enum bench_baseline {
+    BENCH_BL_RAW = 1u << 0,        /**< pread/pwrite into host memory */
+    BENCH_BL_ODIRECT = 1u << 1,    /**< O_DIRECT pread at the baseline queue depth */
+    BENCH_BL_NAIVE = 1u << 2,      /**< pread into pageable memory, then hipMemcpy */
+    BENCH_BL_AMD = 1u << 3,        /**< 16 MiB pageable bounce per call, sync copy, fdatasync */
+    BENCH_BL_PINNED = 1u << 4,     /**< pinned host<->device copy bandwidth */
+    BENCH_BL_PREAD_COPY = 1u << 5, /**< pread + one pinned copy of the same size (latency) */
+    BENCH_BL_ALL = (1u << 6) - 1   /**< every baseline */
+};
+
+/** One workload of --workload. */
+struct bench_workload {
+    const char *name; /**< as written on the command line and in the report */
+    enum bench_op op; /**< read or write */
+    bool random;      /**< random offsets instead of a sequential sweep */
+};
+
+/** The workloads, in the order they run; --workload selects a subset by bit index. */
+extern const struct bench_workload bench_workloads[4];
+
+/** Everything the command line says. */
+struct bench_options {
+    unsigned workloads;        /**< bits over bench_workloads[] */
+    size_t io_size;            /**< bytes per call */
+    uint64_t file_size;        /**< bytes of the file in use */
+    unsigned threads;          /**< caller threads issuing hipFileRead/Write */
+    double time_s;             /**< measure each method this long (0: count passes) */
+    unsigned passes;           /**< measured sweeps of the file per method */
+    uint64_t iterations;       /**< calls per thread per pass (0: one sweep of its region) */
+    double warmup_s;           /**< untimed run before each method, at most one pass */
+    enum bench_mem mem;        /**< memory of the library's buffers */
+    const char *file;          /**< --file, or NULL for a temporary file */
+    bool keep;                 /**< keep a file this program created */
+    bool verify;               /**< check the data of every call */
+    bool json;                 /**< JSON lines on stdout instead of the text report */
+    bool drop_cache;           /**< drop the page cache before each measured pass */
+    bool direct;               /**< open the file with O_DIRECT for the library and raw baseline */
+    unsigned baselines;        /**< BENCH_BL_* bits */
+    bool baselines_explicit;   /**< --baselines was given (runs pread-copy at any size) */
+    unsigned baseline_threads; /**< threads of the raw and O_DIRECT baselines (0: default) */
+    unsigned io_threads;       /**< execution.max_io_threads to set (0: leave the config's) */
+    size_t copy_chunk;         /**< bytes per copy of the pinned copy baseline */
+    unsigned copy_streams;     /**< streams of the pinned copy baseline */
+    bool buf_register;         /**< hipFileBufRegister the library's buffers */
+    int device;                /**< GPU index */
+    uint64_t seed;             /**< seed of the data pattern and the random offsets */
+    int progress;              /**< -1: when stderr is a terminal, 0: never, 1: always */
+};
+
+/**
+ * Parse the command line into *opts_p. Returns 0 to run, 1 when --help or --version was printed
+ * (exit 0), or -1 after printing what was wrong (exit 2).
+ */
+int bench_options_parse(int argc, char **argv, struct bench_options *opts_p);
+
+/** Print the --help text on stdout. */
+void bench_print_usage(void);
+
+/** Print this program's and the hipfile library's versions on stdout. */
+void bench_print_version(void);
+
+/** Format @p bytes as "64 MiB", "4 KiB" or "1000 B" into @p text (at least 32 bytes). */
+const char *bench_size_text(uint64_t bytes, char *text, size_t len);
+
+/* ---- The file and its pattern (file.c) ------------------------------------------------------ */
+
+/** The benchmark file and its descriptors, shared by every method of a run. */
+struct bench_file {
+    char path[4096]; /**< its path */
+    bool created;    /**< this program created it (removed at exit without --keep) */
+    int access;      /**< O_RDWR, or O_RDONLY for an existing file this program may not write */
+    int fd;          /**< access, plus O_DIRECT with --direct: library and raw baseline */
+    int check_fd;    /**< access, buffered: file fill, read-back of writes, cache drop */
+    int direct_fd;   /**< access | O_DIRECT, or -1 (direct_error says why) */
+    char direct_error[128]; /**< why direct_fd is -1 */
+    unsigned dio_align;     /**< offset and size alignment O_DIRECT needs */
+    char fs_type[16];       /**< file system name ("ext4", "tmpfs", ...) */
+    hipFileHandle_t handle; /**< fd registered with hipfile */
+    uint64_t expected_seed; /**< pattern seed the file now holds */
+    bool pattern_known;     /**< the file holds the pattern of expected_seed */
+};
+
+/**
+ * Open or create the file of @p opts, grow and fill it with the pattern where it is missing or too
+ * small (refilling it for --verify when its contents are not the pattern), and register it.
+ * Returns 0, or -1 after printing why.
+ */
+int bench_file_open(const struct bench_options *opts, struct bench_file *file);
+
+/** Rewrite the first @p size bytes of the file with the pattern of @p seed. 0 or -1. */
+int bench_file_fill(struct bench_file *file, uint64_t size, uint64_t seed, bool progress);
+
+/** Deregister and close the file, and remove it when this program made it and --keep is off. */
+void bench_file_close(const struct bench_options *opts, struct bench_file *file);
+
+/**
+ * Drop cached pages of the file before a cold pass: the whole page cache as root, otherwise the
+ * file's own clean pages. Writes into @p how what was done. Returns 0, or -1 when nothing could be.
+ */
+int bench_file_drop_cache(const struct bench_file *file, char *how, size_t len);
+
+/** Fill @p buf with the pattern of @p seed for file bytes [offset, offset + size). */
+void bench_pattern_fill(void *buf, size_t size, uint64_t offset, uint64_t seed);
+
+/**
+ * Compare @p buf with the pattern of @p seed at @p offset. Returns true when it matches; otherwise
+ * stores the file offset of the first differing byte in *bad_offset_p.
+ */
+bool bench_pattern_check(const void *buf, size_t size, uint64_t offset, uint64_t seed,
+                         uint64_t *bad_offset_p);
+
+/** pread until @p size bytes are in @p buf. Returns 0, or -1 with errno set (EIO at end of file).
+ */
+int bench_pread_full(int fd, void *buf, size_t size, uint64_t offset);
+
+/** pwrite until @p size bytes are in the file. Returns 0, or -1 with errno set. */
+int bench_pwrite_full(int fd, const void *buf, size_t size, uint64_t offset);
+
+/* ---- Measuring (measure.c) ------------------------------------------------------------------ */
+
+/** Log-linear latency histogram in nanoseconds: 32 buckets per power of two (about 3% wide). */
+struct bench_hist {
+    uint64_t count;         /**< samples */
+    uint64_t max_ns;        /**< largest sample, exact */
+    uint64_t buckets[1920]; /**< samples per bucket */
+};
+
+/** Add one sample. */
+void bench_hist_add(struct bench_hist *hist, uint64_t ns);
+
+/** Add every sample of @p from to @p into. */
+void bench_hist_merge(struct bench_hist *into, const struct bench_hist *from);
+
+/** The @p percent percentile in nanoseconds (the middle of its bucket); 0 when empty. */
+double bench_hist_percentile(const struct bench_hist *hist, double percent);
+
+/** Monotonic time in nanoseconds. */
+uint64_t bench_now_ns(void);
+
+/** User plus system CPU time of the whole process (every thread, the library's included). */
+double bench_cpu_seconds(void);
+
+/** Everything a run of one workload shares. */
+struct bench_ctx {
+    const struct bench_options *opts; /**< the command line */
+    const struct bench_workload *wl;  /**< the workload */
+    struct bench_file *file;          /**< the file */
+    uint64_t chunks;                  /**< io_size-sized chunks in the file */
+    uint64_t seed;                    /**< pattern seed writes use and reads expect */
+    unsigned executor_threads;        /**< execution.max_io_threads in force */
+    unsigned baseline_threads;        /**< threads of the raw and O_DIRECT baselines */
+    bool progress;                    /**< print progress on stderr */
+};
+
+/** One thread of a method: its region of the file, its buffers, its counters. */
+struct bench_thread {
+    const struct bench_ctx *ctx; /**< the run */
+    unsigned index;              /**< 0 .. threads-1 */
+    uint64_t first_chunk;        /**< first chunk of its region */
+    uint64_t n_chunks;           /**< chunks in its region */
+    int fd;                      /**< descriptor the method reads or writes */
+    void *buf;                   /**< where the data lands (read) or comes from (write) */
+    bool buf_on_device;          /**< buf is device memory */
+    void *stage;                 /**< the method's own host staging buffer */
+    void *check;                 /**< host buffer for --verify */
+    hipStream_t stream;          /**< the method's stream, if it uses one */
+    bool registered;             /**< buf is registered with hipFileBufRegister */
+    uint64_t rng;                /**< random offset state */
+    uint64_t next;               /**< next sequential call within the region */
+    struct bench_hist hist;      /**< per-call latency */
+    _Atomic uint64_t bytes;      /**< bytes moved (read by the progress line) */
+    uint64_t calls;              /**< calls made */
+    uint64_t mismatches;         /**< calls whose data was wrong */
+    uint64_t end_ns;             /**< when its last pass ended */
+    bool failed;                 /**< an I/O error stopped it */
+};
+
+/** A way to move the workload's data: the library, or one of the baselines. */
+struct bench_method {
+    const char *name;                     /**< result name ("library", "pread") */
+    unsigned threads;                     /**< threads that run it */
+    int (*setup)(struct bench_thread *t); /**< buffers; 0 or -1 after printing */
+    int (*io)(struct bench_thread *t, uint64_t offset, size_t size); /**< one call; 0 or -1 */
+    void (*teardown)(struct bench_thread *t); /**< undo setup (also after a failure) */
+};
+
+/** The figures of one method in one run. */
+struct bench_result {
+    char name[32];          /**< method name */
+    char note[160];         /**< why it was skipped or failed; "" when it ran */
+    bool ran;               /**< it was measured */
+    bool failed;            /**< an I/O error or a mismatch */
+    unsigned threads;       /**< threads (streams for the copy baseline) */
+    unsigned passes;        /**< measured passes */
+    uint64_t bytes;         /**< bytes moved while measured */
+    uint64_t calls;         /**< calls made while measured */
+    double seconds;         /**< measured wall time */
+    double cpu_s;           /**< user + system CPU time of the process while measured */
+    bool has_latency;       /**< hist holds per-call latencies */
+    uint64_t mismatches;    /**< verify mismatches */
+    struct bench_hist hist; /**< per-call latency of every thread */
+};
+
+/**
+ * Run @p method over the workload of @p ctx: a warm-up, then the measured passes (dropping the
+ * cache before each with --drop-cache), every call timed and, with --verify, checked. Fills
+ * *result. Returns 0, or -1 when setup failed or a call failed or mismatched (result->failed).
+ */
+int bench_measure(const struct bench_ctx *ctx, const struct bench_method *method,
+                  struct bench_result *result);
+
+/** What --drop-cache did last (empty when it was not asked for). */
+extern char bench_drop_cache_note[160];
+
+/* ---- Methods (methods.c, copy.c) ------------------------------------------------------------ */
+
+/** The library itself: hipFileRead/hipFileWrite into --mem buffers, on --threads threads. */
+extern const struct bench_method bench_method_library;
+/** Raw pread/pwrite into host memory on the file's own descriptor. */
+extern const struct bench_method bench_method_raw;
+/** Raw pread on an O_DIRECT descriptor. */
+extern const struct bench_method bench_method_odirect;
+/** pread into pageable memory and hipMemcpy to the device, per call. */
+extern const struct bench_method bench_method_naive;
+/** A 16 MiB pageable bounce allocated per call, synchronous copies, fdatasync per written chunk. */
+extern const struct bench_method bench_method_amd;
+/** pread into pinned memory and one hipMemcpy of the same size to the device. */
+extern const struct bench_method bench_method_pread_copy;
+
+/** Allocate @p size bytes of --mem memory (device, pinned or pageable). 0 or -1 after printing. */
+int bench_alloc(enum bench_mem mem, size_t size, void **ptr_p);
+
+/** Free what bench_alloc returned; NULL is ignored. */
+void bench_free(enum bench_mem mem, void *ptr);
+
+/** Print "<what>: <HIP error>" for a failed HIP call; returns -1. */
+int bench_hip_error(const char *what, hipError_t err);
+
+/** Print "<what>: <hipfile error>" for a failed hipfile status call; returns -1. */
+int bench_status_error(const char *what, hipFileError_t status);
+
+/**
+ * Pinned host-to-device (@p op read) or device-to-host (write) copy bandwidth: --copy-chunk bytes
+ * per copy over --copy-streams streams, for --time seconds or at least @p bytes. Fills *result.
+ * Returns 0, or -1 after printing why.
+ */
+int bench_copy_bandwidth(const struct bench_ctx *ctx, enum bench_op op, uint64_t bytes,
+                         struct bench_result *result);
+
+/* ---- Report (report.c) ---------------------------------------------------------------------- */
+
+/** What the report says about the machine, the runtime and the library, gathered once. */
+struct bench_env {
+    char hostname[256];        /**< node name */
+    char kernel[128];          /**< kernel release */
+    char arch[65];             /**< machine architecture */
+    char cpu_model[128];       /**< first "model name" of /proc/cpuinfo */
+    long cpus;                 /**< online CPUs */
+    uint64_t memory_bytes;     /**< physical memory */
+    char hipfile_version[32];  /**< hipFileGetVersion */
+    char runtime_asked[64];    /**< HIPFILE_GPU_RUNTIME, or "" */
+    char runtime_library[128]; /**< file providing hipMalloc in this process */
+    int runtime_version;       /**< hipRuntimeGetVersion */
+    int devices;               /**< hipGetDeviceCount */
+    char device_name[256];     /**< hipDeviceGetName of --device */
+    size_t io_threads;         /**< execution.max_io_threads */
+    bool parallel_io;          /**< execution.parallel_io */
+    size_t min_split_kib;      /**< execution.min_io_threshold_size_kb */
+    size_t max_parallelism;    /**< execution.max_request_parallelism */
+    size_t bounce_kib;         /**< properties.per_buffer_cache_size_kb */
+    size_t bounce_total_kib;   /**< properties.max_device_cache_size_kb */
+};
+
+/** Fill *env; call once the driver is open. Missing facts are left empty, never fatal. */
+void bench_env_gather(const struct bench_options *opts, struct bench_env *env);
+
+/** Print the results of one workload as text (stdout) or as one JSON line (--json). */
+void bench_report(const struct bench_ctx *ctx, const struct bench_env *env,
+                  const struct bench_result *results, unsigned n_results);
+
+#endif

@@ -1,0 +1,264 @@
+/*
+ * hipfile-bench: sets the library up, makes the benchmark file, then for each workload measures
+ * the library and every baseline that applies in the same run, and reports them side by side.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+volatile sig_atomic_t bench_stop;
+
+static void stop_on_signal(int signo)
+{
+    (void)signo;
+    bench_stop = 1;
+}
+
+/*
+ * Settings that only take effect before the driver opens, then the device and the driver.
+ * Returns 0, 1 after a runtime or library failure, or 2 for a --device the runtime does not have.
+ */
+static int library_open(const struct bench_options *o)
+{
+    hipFileError_t status;
+    if (o->mem != BENCH_MEM_DEVICE) {
+        status = hipFileSetParameterBool(hipFileParamPropertiesAllowSystemMemory, true);
+        if (status.err != hipFileSuccess)
+            return -bench_status_error("setting properties.allow_system_memory for --mem", status);
+    }
+    if (o->io_threads != 0) {
+        status = hipFileSetParameterSizeT(hipFileParamExecutionMaxIOThreads, o->io_threads);
+        if (status.err != hipFileSuccess)
+            return -bench_status_error("setting execution.max_io_threads (--io-threads)", status);
+    }
+    int devices = 0;
+    hipError_t err = hipGetDeviceCount(&devices);
+    if (err != hipSuccess)
+        return -bench_hip_error("hipGetDeviceCount", err);
+    if (o->device >= devices) {
+        fprintf(stderr, BENCH_NAME ": --device %d: the HIP runtime reports %d device%s\n",
+                o->device, devices, devices == 1 ? "" : "s");
+        return 2;
+    }
+    err = hipSetDevice(o->device);
+    if (err != hipSuccess)
+        return -bench_hip_error("hipSetDevice", err);
+    status = hipFileDriverOpen();
+    if (status.err != hipFileSuccess)
+        return -bench_status_error("hipFileDriverOpen", status);
+    return 0;
+}
+
+static void skip(struct bench_result *r, const char *name, const char *why)
+{
+    memset(r, 0, sizeof(*r));
+    snprintf(r->name, sizeof(r->name), "%s", name);
+    snprintf(r->note, sizeof(r->note), "%s", why);
+}
+
+/* Written data goes to disk between methods, so none of them pays for another's writeback. */
+static int settle_writes(const struct bench_ctx *ctx)
+{
+    if (ctx->wl->op == BENCH_READ || fdatasync(ctx->file->check_fd) == 0)
+        return 0;
+    fprintf(stderr, BENCH_NAME ": fdatasync %s: %s\n", ctx->file->path, strerror(errno));
+    return -1;
+}
+
+static int measure(const struct bench_ctx *ctx, const struct bench_method *base, const char *name,
+                   unsigned threads, struct bench_result *result)
+{
+    struct bench_method m = *base;
+    m.name = name;
+    m.threads = threads;
+    int rc = bench_measure(ctx, &m, result);
+    return settle_writes(ctx) != 0 ? -1 : rc;
+}
+
+/* The baselines that move data per call, each at the thread count that makes it comparable. */
+static int measure_io_baselines(const struct bench_ctx *ctx, struct bench_result *results,
+                                unsigned *n_p)
+{
+    const struct bench_options *o = ctx->opts;
+    const struct bench_file *f = ctx->file;
+    bool read = ctx->wl->op == BENCH_READ, device = o->mem == BENCH_MEM_DEVICE;
+    const char *host_mem = "the library's buffers are host memory: no copy to compare with";
+    unsigned n = *n_p;
+    int rc = 0;
+
+    if (o->baselines & BENCH_BL_RAW)
+        rc |= measure(ctx, &bench_method_raw, read ? "pread" : "pwrite", ctx->baseline_threads,
+                      &results[n++]);
+    if ((o->baselines & BENCH_BL_ODIRECT) && !read)
+        skip(&results[n++], "odirect-pread", "reads only");
+    else if ((o->baselines & BENCH_BL_ODIRECT) && f->direct_fd < 0)
+        skip(&results[n++], "odirect-pread", f->direct_error);
+    else if ((o->baselines & BENCH_BL_ODIRECT) && o->io_size % f->dio_align != 0)
+        skip(&results[n++], "odirect-pread",
+             "--io-size is not a multiple of the O_DIRECT alignment");
+    else if (o->baselines & BENCH_BL_ODIRECT)
+        rc |= measure(ctx, &bench_method_odirect, "odirect-pread", ctx->baseline_threads,
+                      &results[n++]);
+    if ((o->baselines & BENCH_BL_NAIVE) && !device)
+        skip(&results[n++], "naive", host_mem);
+    else if (o->baselines & BENCH_BL_NAIVE)
+        rc |= measure(ctx, &bench_method_naive, "naive", o->threads, &results[n++]);
+    if ((o->baselines & BENCH_BL_AMD) && !device)
+        skip(&results[n++], "amd", host_mem);
+    else if (o->baselines & BENCH_BL_AMD)
+        rc |= measure(ctx, &bench_method_amd, "amd", o->threads, &results[n++]);
+    *n_p = n;
+    return rc;
+}
+
+static int measure_copy_baselines(const struct bench_ctx *ctx, uint64_t library_bytes,
+                                  struct bench_result *results, unsigned *n_p)
+{
+    const struct bench_options *o = ctx->opts;
+    bool read = ctx->wl->op == BENCH_READ, device = o->mem == BENCH_MEM_DEVICE;
+    const char *copy_name = read ? "pinned-h2d" : "pinned-d2h";
+    unsigned n = *n_p;
+    int rc = 0;
+
+    if ((o->baselines & BENCH_BL_PINNED) && !device)
+        skip(&results[n++], copy_name, "the library's buffers are host memory");
+    else if (o->baselines & BENCH_BL_PINNED)
+        rc |= bench_copy_bandwidth(ctx, ctx->wl->op, library_bytes, &results[n++]);
+    if (o->baselines & BENCH_BL_PREAD_COPY) {
+        if (!read)
+            skip(&results[n++], "pread+copy", "reads only");
+        else if (!device)
+            skip(&results[n++], "pread+copy", "the library's buffers are host memory");
+        else if (!o->baselines_explicit && o->io_size > (1u << 20))
+            skip(&results[n++], "pread+copy",
+                 "latency baseline for small reads: runs for --io-size up to 1 MiB or when named "
+                 "in --baselines");
+        else
+            rc |= measure(ctx, &bench_method_pread_copy, "pread+copy", o->threads, &results[n++]);
+    }
+    *n_p = n;
+    return rc;
+}
+
+static int run_workload(struct bench_ctx *ctx, const struct bench_env *env, unsigned index)
+{
+    const struct bench_options *o = ctx->opts;
+    struct bench_file *f = ctx->file;
+    struct bench_result *results = calloc(8, sizeof(*results));
+    unsigned n = 0;
+    int rc = 0;
+
+    if (results == NULL) {
+        fprintf(stderr, BENCH_NAME ": no memory for the results\n");
+        return -1;
+    }
+    ctx->wl = &bench_workloads[index];
+    /* Writes put their own pattern down, so a write that never reached the file is caught. */
+    ctx->seed = ctx->wl->op == BENCH_READ ? o->seed : o->seed + 1 + index;
+    if (ctx->wl->op == BENCH_READ && o->verify &&
+        (!f->pattern_known || f->expected_seed != o->seed) &&
+        bench_file_fill(f, ctx->chunks * o->io_size, o->seed, ctx->progress) != 0) {
+        free(results);
+        return -1;
+    }
+    rc |= measure(ctx, &bench_method_library, "library", o->threads, &results[n++]);
+    if (!bench_stop)
+        rc |= measure_io_baselines(ctx, results, &n);
+    if (!bench_stop)
+        rc |= measure_copy_baselines(ctx, results[0].bytes, results, &n);
+    if (ctx->wl->op == BENCH_WRITE)
+        f->pattern_known = false;
+    bench_report(ctx, env, results, n);
+    free(results);
+    return rc;
+}
+
+/*
+ * What the command line asks of the file that only the open file can answer: --direct needs
+ * every call to be whole O_DIRECT blocks, and write workloads need a file we may write.
+ */
+static bool file_suits_options(const struct bench_options *o, const struct bench_file *file)
+{
+    if (o->direct && o->io_size % file->dio_align != 0) {
+        fprintf(stderr,
+                BENCH_NAME ": --direct needs --io-size to be a multiple of the file's O_DIRECT "
+                           "alignment, %u bytes\n",
+                file->dio_align);
+        return false;
+    }
+    for (unsigned i = 0; i < 4; i++) {
+        if ((o->workloads & (1u << i)) && bench_workloads[i].op == BENCH_WRITE &&
+            file->access == O_RDONLY) {
+            fprintf(stderr, BENCH_NAME ": --workload %s: %s may only be read\n",
+                    bench_workloads[i].name, file->path);
+            return false;
+        }
+    }
+    return true;
+}
+
+static int run_all(const struct bench_options *o, struct bench_file *file,
+                   const struct bench_env *env)
+{
+    struct bench_ctx ctx = {
+        .opts = o,
+        .file = file,
+        .chunks = o->file_size / o->io_size,
+        .executor_threads = (unsigned)env->io_threads,
+        .progress = o->progress == 1 || (o->progress < 0 && isatty(STDERR_FILENO)),
+    };
+    ctx.baseline_threads = o->baseline_threads != 0 ? o->baseline_threads
+                           : o->threads == 1        ? ctx.executor_threads + 1
+                                                    : o->threads;
+    if (o->drop_cache) {
+        if (bench_file_drop_cache(file, bench_drop_cache_note, sizeof(bench_drop_cache_note)) != 0)
+            fprintf(stderr, BENCH_NAME ": warning: --drop-cache: %s; reads may be cached\n",
+                    bench_drop_cache_note);
+        else if (strncmp(bench_drop_cache_note, "sync,", 5) != 0)
+            fprintf(stderr, BENCH_NAME ": note: --drop-cache drops %s\n", bench_drop_cache_note);
+    }
+    int rc = 0;
+    for (unsigned i = 0; i < 4 && !bench_stop; i++)
+        if (o->workloads & (1u << i))
+            rc |= run_workload(&ctx, env, i);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    struct bench_options opts;
+    struct bench_file file;
+    struct bench_env env;
+
+    int parsed = bench_options_parse(argc, argv, &opts);
+    if (parsed != 0)
+        return parsed > 0 ? 0 : 2;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = stop_on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+
+    int rc = library_open(&opts);
+    if (rc != 0)
+        return rc;
+    bench_env_gather(&opts, &env);
+    rc = 1;
+    if (bench_file_open(&opts, &file) == 0) {
+        rc = file_suits_options(&opts, &file) ? (run_all(&opts, &file, &env) != 0 ? 1 : 0) : 2;
+        bench_file_close(&opts, &file);
+    }
+    hipFileError_t status = hipFileDriverClose();
+    if (status.err != hipFileSuccess)
+        rc = bench_status_error("hipFileDriverClose", status);
+    if (bench_stop) {
+        fprintf(stderr, BENCH_NAME ": interrupted\n");
+        return 130;
+    }
+    return rc < 0 ? 1 : rc;
+}

@@ -1,0 +1,377 @@
+/*
+ * The measuring loop shared by the library and every per-call baseline: threads that each own a
+ * region of the file, a warm-up, measured passes with optional cache drops, per-call latency,
+ * CPU time from getrusage, --verify checks, and the progress line.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+char bench_drop_cache_note[160];
+
+uint64_t bench_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+double bench_cpu_seconds(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+           (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+/* ---- Threads and passes --------------------------------------------------------------------- */
+
+struct runner;
+
+/* A method thread and the runner it reports to. */
+struct slot {
+    struct runner *r;
+    pthread_t tid;
+    struct bench_thread t;
+};
+
+/* What the coordinating thread and the method threads share. */
+struct runner {
+    const struct bench_ctx *ctx;
+    const struct bench_method *method;
+    struct slot *slots;
+    unsigned n;
+    pthread_mutex_t lock;
+    pthread_cond_t start;    /* a new pass (or the end) for the threads */
+    pthread_cond_t finished; /* the last thread of a pass is done */
+    unsigned generation;     /* bumped to start a pass */
+    unsigned running;        /* threads still in the pass */
+    unsigned ready;          /* threads that finished setup (or failed it) */
+    bool quit;
+    int setup_failures;
+    uint64_t deadline_ns; /* 0: none */
+};
+
+static void report_mismatch(struct bench_thread *t, const char *what, uint64_t offset, uint64_t bad)
+{
+    if (t->mismatches++ == 0)
+        fprintf(stderr,
+                BENCH_NAME ": %s %s, thread %u: %s at offset %llu differs from the pattern at "
+                           "byte %llu\n",
+                t->ctx->wl->name, what, t->index, t->ctx->wl->op == BENCH_READ ? "read" : "write",
+                (unsigned long long)offset, (unsigned long long)bad);
+}
+
+/* Before a checked write: the pattern of this offset, in the method's buffer. */
+static int verify_prepare(struct bench_thread *t, uint64_t offset, size_t size)
+{
+    bench_pattern_fill(t->check, size, offset, t->ctx->seed);
+    if (!t->buf_on_device) {
+        memcpy(t->buf, t->check, size);
+        return 0;
+    }
+    hipError_t err = hipMemcpy(t->buf, t->check, size, hipMemcpyHostToDevice);
+    return err == hipSuccess ? 0 : bench_hip_error("hipMemcpy (--verify)", err);
+}
+
+/* After a call: the data read, or the bytes read back from the file, match the pattern. */
+static int verify_result(struct bench_thread *t, const char *what, uint64_t offset, size_t size)
+{
+    const void *data = t->buf;
+    uint64_t bad;
+    if (t->ctx->wl->op == BENCH_WRITE) {
+        if (bench_pread_full(t->ctx->file->check_fd, t->check, size, offset) != 0) {
+            fprintf(stderr, BENCH_NAME ": read-back at offset %llu: %s\n",
+                    (unsigned long long)offset, strerror(errno));
+            return -1;
+        }
+        data = t->check;
+    } else if (t->buf_on_device) {
+        hipError_t err = hipMemcpy(t->check, t->buf, size, hipMemcpyDeviceToHost);
+        if (err != hipSuccess)
+            return bench_hip_error("hipMemcpy (--verify)", err);
+        data = t->check;
+    }
+    if (!bench_pattern_check(data, size, offset, t->ctx->seed, &bad))
+        report_mismatch(t, what, offset, bad);
+    return 0;
+}
+
+static uint64_t next_random(uint64_t *state)
+{
+    uint64_t x = *state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    *state = x;
+    return x;
+}
+
+/* One pass of one thread: a sweep of its region, --iterations calls, or until the deadline. */
+static void run_pass(struct runner *r, struct bench_thread *t)
+{
+    const struct bench_options *o = r->ctx->opts;
+    uint64_t calls = o->iterations != 0 ? o->iterations : t->n_chunks;
+    bool verify = o->verify;
+    if (o->iterations == 0)
+        t->next = 0;
+    for (uint64_t i = 0; i < calls && !t->failed; i++) {
+        uint64_t chunk =
+            r->ctx->wl->random ? next_random(&t->rng) % t->n_chunks : t->next++ % t->n_chunks;
+        uint64_t offset = (t->first_chunk + chunk) * o->io_size;
+        if (verify && r->ctx->wl->op == BENCH_WRITE && verify_prepare(t, offset, o->io_size) != 0)
+            goto failed;
+        uint64_t t0 = bench_now_ns();
+        if (r->method->io(t, offset, o->io_size) != 0)
+            goto failed;
+        uint64_t t1 = bench_now_ns();
+        bench_hist_add(&t->hist, t1 - t0);
+        t->calls++;
+        atomic_fetch_add_explicit(&t->bytes, o->io_size, memory_order_relaxed);
+        if (verify && verify_result(t, r->method->name, offset, o->io_size) != 0)
+            goto failed;
+        if ((r->deadline_ns != 0 && t1 >= r->deadline_ns) || bench_stop)
+            break;
+        continue;
+    failed:
+        t->failed = true;
+    }
+    t->end_ns = bench_now_ns();
+}
+
+static void *thread_main(void *arg)
+{
+    struct slot *s = arg;
+    struct runner *r = s->r;
+    struct bench_thread *t = &s->t;
+    unsigned seen = 0;
+
+    /* The current device is per thread in HIP. */
+    hipError_t err = hipSetDevice(r->ctx->opts->device);
+    int rc = err == hipSuccess ? r->method->setup(t) : bench_hip_error("hipSetDevice", err);
+    pthread_mutex_lock(&r->lock);
+    r->ready++;
+    if (rc != 0)
+        r->setup_failures++;
+    pthread_cond_signal(&r->finished);
+    for (;;) {
+        while (r->generation == seen && !r->quit)
+            pthread_cond_wait(&r->start, &r->lock);
+        if (r->quit)
+            break;
+        seen = r->generation;
+        pthread_mutex_unlock(&r->lock);
+        run_pass(r, t);
+        pthread_mutex_lock(&r->lock);
+        if (--r->running == 0)
+            pthread_cond_signal(&r->finished);
+    }
+    pthread_mutex_unlock(&r->lock);
+    r->method->teardown(t);
+    return NULL;
+}
+
+static uint64_t bytes_so_far(const struct runner *r)
+{
+    uint64_t bytes = 0;
+    for (unsigned i = 0; i < r->n; i++)
+        bytes += atomic_load_explicit(&r->slots[i].t.bytes, memory_order_relaxed);
+    return bytes;
+}
+
+/* Start one pass on every thread and wait for it, printing progress twice a second. */
+static void run_one_pass(struct runner *r, const char *phase, unsigned pass, uint64_t start_ns)
+{
+    pthread_mutex_lock(&r->lock);
+    r->running = r->n;
+    r->generation++;
+    pthread_cond_broadcast(&r->start);
+    while (r->running > 0) {
+        if (!r->ctx->progress) {
+            pthread_cond_wait(&r->finished, &r->lock);
+            continue;
+        }
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += 500000000;
+        if (until.tv_nsec >= 1000000000) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000;
+        }
+        if (pthread_cond_timedwait(&r->finished, &r->lock, &until) != ETIMEDOUT)
+            continue;
+        double s = (double)(bench_now_ns() - start_ns) / 1e9;
+        double gb = (double)bytes_so_far(r) / 1e9;
+        fprintf(stderr, "\r\033[K%s %s: %s pass %u, %.2f GB in %.1f s, %.2f GB/s", r->ctx->wl->name,
+                r->method->name, phase, pass, gb, s, s > 0 ? gb / s : 0.0);
+    }
+    pthread_mutex_unlock(&r->lock);
+}
+
+/* Give every thread its region, its random state and its check buffer. */
+static int slots_init(struct runner *r)
+{
+    const struct bench_ctx *ctx = r->ctx;
+    uint64_t per = ctx->chunks / r->n, extra = ctx->chunks % r->n;
+    for (unsigned i = 0; i < r->n; i++) {
+        struct bench_thread *t = &r->slots[i].t;
+        r->slots[i].r = r;
+        t->ctx = ctx;
+        t->index = i;
+        t->first_chunk = i * per + (i < extra ? i : extra);
+        t->n_chunks = per + (i < extra ? 1 : 0);
+        t->fd = ctx->file->fd;
+        t->rng = (ctx->opts->seed + 1) * 0x9e3779b97f4a7c15ull ^
+                 ((uint64_t)i + 1) * 0xd1b54a32d192ed03ull;
+        if (t->rng == 0)
+            t->rng = 1;
+        if (ctx->opts->verify && posix_memalign(&t->check, 4096, ctx->opts->io_size) != 0) {
+            fprintf(stderr, BENCH_NAME ": no memory for the --verify buffers\n");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void result_collect(struct runner *r, struct bench_result *result)
+{
+    for (unsigned i = 0; i < r->n; i++) {
+        struct bench_thread *t = &r->slots[i].t;
+        result->bytes += atomic_load(&t->bytes);
+        result->calls += t->calls;
+        result->mismatches += t->mismatches;
+        result->failed |= t->failed || t->mismatches != 0;
+        bench_hist_merge(&result->hist, &t->hist);
+    }
+    result->has_latency = result->calls > 0;
+}
+
+static void counters_reset(struct runner *r)
+{
+    for (unsigned i = 0; i < r->n; i++) {
+        struct bench_thread *t = &r->slots[i].t;
+        atomic_store(&t->bytes, 0);
+        t->calls = 0;
+        memset(&t->hist, 0, sizeof(t->hist));
+    }
+}
+
+static bool any_failed(const struct runner *r)
+{
+    for (unsigned i = 0; i < r->n; i++)
+        if (r->slots[i].t.failed || r->slots[i].t.mismatches != 0)
+            return true;
+    return false;
+}
+
+/* The warm-up and the measured passes; the threads are set up and idle. */
+static void measure_passes(struct runner *r, struct bench_result *result)
+{
+    const struct bench_options *o = r->ctx->opts;
+    if (o->warmup_s > 0) {
+        uint64_t now = bench_now_ns();
+        r->deadline_ns = now + (uint64_t)(o->warmup_s * 1e9);
+        run_one_pass(r, "warm-up", 1, now);
+        counters_reset(r);
+    }
+    uint64_t measured_ns = 0, start_ns = bench_now_ns();
+    double cpu_s = 0;
+    while (!any_failed(r) && !bench_stop) {
+        if (o->drop_cache)
+            bench_file_drop_cache(r->ctx->file, bench_drop_cache_note,
+                                  sizeof(bench_drop_cache_note));
+        double c0 = bench_cpu_seconds();
+        uint64_t t0 = bench_now_ns();
+        r->deadline_ns = o->time_s > 0 ? t0 + (uint64_t)(o->time_s * 1e9) - measured_ns : 0;
+        run_one_pass(r, "measured", result->passes + 1, start_ns);
+        uint64_t t1 = t0;
+        for (unsigned i = 0; i < r->n; i++)
+            if (r->slots[i].t.end_ns > t1)
+                t1 = r->slots[i].t.end_ns;
+        measured_ns += t1 - t0;
+        cpu_s += bench_cpu_seconds() - c0;
+        result->passes++;
+        if (o->time_s > 0 ? measured_ns >= (uint64_t)(o->time_s * 1e9)
+                          : result->passes >= o->passes)
+            break;
+    }
+    result->seconds = (double)measured_ns / 1e9;
+    result->cpu_s = cpu_s;
+    if (r->ctx->progress)
+        fprintf(stderr, "\r\033[K");
+}
+
+int bench_measure(const struct bench_ctx *ctx, const struct bench_method *method,
+                  struct bench_result *result)
+{
+    /* Every thread owns at least one call's worth of the file. */
+    unsigned n = method->threads < ctx->chunks ? method->threads : (unsigned)ctx->chunks;
+    struct runner r = {.ctx = ctx, .method = method, .n = n};
+    unsigned started = 0;
+
+    memset(result, 0, sizeof(*result));
+    snprintf(result->name, sizeof(result->name), "%s", method->name);
+    result->threads = n;
+    r.slots = calloc(r.n, sizeof(*r.slots));
+    if (r.slots == NULL) {
+        snprintf(result->note, sizeof(result->note), "no memory for %u threads", r.n);
+        result->failed = true;
+        return -1;
+    }
+    pthread_mutex_init(&r.lock, NULL);
+    pthread_cond_init(&r.start, NULL);
+    pthread_cond_init(&r.finished, NULL);
+    if (slots_init(&r) != 0) {
+        snprintf(result->note, sizeof(result->note), "setup failed");
+        goto free_slots;
+    }
+    for (; started < r.n; started++) {
+        int rc = pthread_create(&r.slots[started].tid, NULL, thread_main, &r.slots[started]);
+        if (rc != 0) {
+            snprintf(result->note, sizeof(result->note), "cannot start thread %u: %s", started,
+                     strerror(rc));
+            break;
+        }
+    }
+    pthread_mutex_lock(&r.lock);
+    while (r.ready < started)
+        pthread_cond_wait(&r.finished, &r.lock);
+    pthread_mutex_unlock(&r.lock);
+    if (r.setup_failures > 0)
+        snprintf(result->note, sizeof(result->note), "setup failed on %d of %u threads",
+                 r.setup_failures, r.n);
+    else if (started == r.n)
+        measure_passes(&r, result);
+
+    pthread_mutex_lock(&r.lock);
+    r.quit = true;
+    pthread_cond_broadcast(&r.start);
+    pthread_mutex_unlock(&r.lock);
+    for (unsigned i = 0; i < started; i++)
+        pthread_join(r.slots[i].tid, NULL);
+    if (result->note[0] == '\0') {
+        result_collect(&r, result);
+        result->ran = true;
+        if (result->mismatches != 0)
+            snprintf(result->note, sizeof(result->note), "wrong data in %llu call(s)",
+                     (unsigned long long)result->mismatches);
+        else if (result->failed)
+            snprintf(result->note, sizeof(result->note), "stopped by an I/O error");
+    }
+
+free_slots:
+    for (unsigned i = 0; i < r.n; i++)
+        free(r.slots[i].t.check);
+    pthread_cond_destroy(&r.finished);
+    pthread_cond_destroy(&r.start);
+    pthread_mutex_destroy(&r.lock);
+    free(r.slots);
+    if (result->note[0] != '\0')
+        result->failed = true;
+    return result->failed ? -1 : 0;
+}

@@ -1,0 +1,306 @@
+/*
+ * The ways of moving a workload's data that are timed call by call: the library itself and the
+ * baselines it is judged against (raw pread/pwrite, O_DIRECT pread, the naive pageable path, an
+ * AMD-style bounce path, pread plus one pinned copy). Each is setup, one call, teardown.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+int bench_hip_error(const char *what, hipError_t err)
+{
+    fprintf(stderr, BENCH_NAME ": %s failed: %s (HIP error %d)\n", what, hipGetErrorString(err),
+            (int)err);
+    return -1;
+}
+
+int bench_status_error(const char *what, hipFileError_t status)
+{
+    if (IS_HIP_DRV_ERR(status))
+        fprintf(stderr, BENCH_NAME ": %s failed: %s (HIP error %d: %s)\n", what,
+                hipFileGetOpErrorString(status.err), (int)HIP_DRV_ERR(status),
+                hipGetErrorString(HIP_DRV_ERR(status)));
+    else
+        fprintf(stderr, BENCH_NAME ": %s failed: %s (%d)\n", what,
+                hipFileGetOpErrorString(status.err), (int)status.err);
+    return -1;
+}
+
+int bench_alloc(enum bench_mem mem, size_t size, void **ptr_p)
+{
+    void *ptr = NULL;
+    hipError_t err = hipSuccess;
+    switch (mem) {
+    case BENCH_MEM_DEVICE:
+        err = hipMalloc(&ptr, size);
+        if (err == hipSuccess)
+            err = hipMemset(ptr, 0, size);
+        break;
+    case BENCH_MEM_PINNED:
+        err = hipHostMalloc(&ptr, size, hipHostMallocDefault);
+        if (err == hipSuccess)
+            memset(ptr, 0, size);
+        break;
+    case BENCH_MEM_PAGEABLE:
+        /* 4 KiB alignment keeps O_DIRECT possible; the pages are touched so no call faults them. */
+        if (posix_memalign(&ptr, 4096, size) != 0) {
+            fprintf(stderr, BENCH_NAME ": no memory for a %zu-byte buffer\n", size);
+            return -1;
+        }
+        memset(ptr, 0, size);
+        break;
+    }
+    if (err != hipSuccess) {
+        if (ptr != NULL)
+            bench_free(mem, ptr);
+        return bench_hip_error(mem == BENCH_MEM_DEVICE ? "hipMalloc" : "hipHostMalloc", err);
+    }
+    *ptr_p = ptr;
+    return 0;
+}
+
+void bench_free(enum bench_mem mem, void *ptr)
+{
+    if (ptr == NULL)
+        return;
+    if (mem == BENCH_MEM_DEVICE)
+        (void)hipFree(ptr);
+    else if (mem == BENCH_MEM_PINNED)
+        (void)hipHostFree(ptr);
+    else
+        free(ptr);
+}
+
+static bool is_read(const struct bench_thread *t)
+{
+    return t->ctx->wl->op == BENCH_READ;
+}
+
+static int call_error(const struct bench_thread *t, const char *call, uint64_t offset,
+                      const char *why)
+{
+    fprintf(stderr, BENCH_NAME ": %s, thread %u: %s at offset %llu: %s\n", t->ctx->wl->name,
+            t->index, call, (unsigned long long)offset, why);
+    return -1;
+}
+
+static int errno_error(const struct bench_thread *t, const char *call, uint64_t offset)
+{
+    return call_error(t, call, offset,
+                      errno == ENODATA ? "unexpected end of file" : strerror(errno));
+}
+
+static int copy_error(const struct bench_thread *t, uint64_t offset, hipError_t err)
+{
+    return call_error(t, "hipMemcpy", offset, hipGetErrorString(err));
+}
+
+/* ---- library -------------------------------------------------------------------------------- */
+
+static int library_setup(struct bench_thread *t)
+{
+    const struct bench_options *o = t->ctx->opts;
+    if (bench_alloc(o->mem, o->io_size, &t->buf) != 0)
+        return -1;
+    t->buf_on_device = o->mem == BENCH_MEM_DEVICE;
+    if (o->buf_register) {
+        hipFileError_t status = hipFileBufRegister(t->buf, o->io_size, 0);
+        if (status.err != hipFileSuccess)
+            return bench_status_error("hipFileBufRegister", status);
+        t->registered = true;
+    }
+    return 0;
+}
+
+static int library_io(struct bench_thread *t, uint64_t offset, size_t size)
+{
+    hipFileHandle_t fh = t->ctx->file->handle;
+    const char *call = is_read(t) ? "hipFileRead" : "hipFileWrite";
+    ssize_t n = is_read(t) ? hipFileRead(fh, t->buf, size, (hoff_t)offset, 0)
+                           : hipFileWrite(fh, t->buf, size, (hoff_t)offset, 0);
+    if (n == (ssize_t)size)
+        return 0;
+    if (n >= 0) {
+        char why[64];
+        snprintf(why, sizeof(why), "moved %zd of %zu bytes", n, size);
+        return call_error(t, call, offset, why);
+    }
+    /* A negated hipfile code, or -1 with the reason in errno. */
+    if (IS_HIPFILE_ERR(n))
+        return call_error(t, call, offset, HIPFILE_ERRSTR(n));
+    return errno_error(t, call, offset);
+}
+
+static void library_teardown(struct bench_thread *t)
+{
+    if (t->registered) {
+        hipFileError_t status = hipFileBufDeregister(t->buf);
+        if (status.err != hipFileSuccess)
+            bench_status_error("hipFileBufDeregister", status);
+    }
+    bench_free(t->ctx->opts->mem, t->buf);
+}
+
+const struct bench_method bench_method_library = {
+    .name = "library", .setup = library_setup, .io = library_io, .teardown = library_teardown};
+
+/* ---- raw pread / pwrite, and O_DIRECT pread ------------------------------------------------- */
+
+static int raw_setup(struct bench_thread *t)
+{
+    return bench_alloc(BENCH_MEM_PAGEABLE, t->ctx->opts->io_size, &t->buf);
+}
+
+static int odirect_setup(struct bench_thread *t)
+{
+    t->fd = t->ctx->file->direct_fd;
+    return raw_setup(t);
+}
+
+static int raw_io(struct bench_thread *t, uint64_t offset, size_t size)
+{
+    if (is_read(t) ? bench_pread_full(t->fd, t->buf, size, offset)
+                   : bench_pwrite_full(t->fd, t->buf, size, offset))
+        return errno_error(t, is_read(t) ? "pread" : "pwrite", offset);
+    return 0;
+}
+
+static void host_teardown(struct bench_thread *t)
+{
+    free(t->buf);
+}
+
+const struct bench_method bench_method_raw = {
+    .name = "pread", .setup = raw_setup, .io = raw_io, .teardown = host_teardown};
+
+const struct bench_method bench_method_odirect = {
+    .name = "odirect-pread", .setup = odirect_setup, .io = raw_io, .teardown = host_teardown};
+
+/* ---- naive: pageable staging and a synchronous copy per call -------------------------------- */
+
+static int naive_setup(struct bench_thread *t)
+{
+    size_t size = t->ctx->opts->io_size;
+    /* What an application without hipfile writes: buffered reads into plain malloc'd memory. */
+    t->fd = t->ctx->file->check_fd;
+    t->stage = malloc(size);
+    if (t->stage == NULL) {
+        fprintf(stderr, BENCH_NAME ": no memory for a %zu-byte buffer\n", size);
+        return -1;
+    }
+    memset(t->stage, 0, size);
+    t->buf_on_device = true;
+    return bench_alloc(BENCH_MEM_DEVICE, size, &t->buf);
+}
+
+static int naive_io(struct bench_thread *t, uint64_t offset, size_t size)
+{
+    hipError_t err;
+    if (is_read(t)) {
+        if (bench_pread_full(t->fd, t->stage, size, offset) != 0)
+            return errno_error(t, "pread", offset);
+        err = hipMemcpy(t->buf, t->stage, size, hipMemcpyHostToDevice);
+        return err == hipSuccess ? 0 : copy_error(t, offset, err);
+    }
+    err = hipMemcpy(t->stage, t->buf, size, hipMemcpyDeviceToHost);
+    if (err != hipSuccess)
+        return copy_error(t, offset, err);
+    if (bench_pwrite_full(t->fd, t->stage, size, offset) != 0)
+        return errno_error(t, "pwrite", offset);
+    return 0;
+}
+
+static void naive_teardown(struct bench_thread *t)
+{
+    free(t->stage);
+    bench_free(BENCH_MEM_DEVICE, t->buf);
+}
+
+const struct bench_method bench_method_naive = {
+    .name = "naive", .setup = naive_setup, .io = naive_io, .teardown = naive_teardown};
+
+/* ---- AMD-style: pageable bounce per call, sync copies, fdatasync per written chunk ------ */
+
+static int amd_setup(struct bench_thread *t)
+{
+    t->fd = t->ctx->file->check_fd;
+    t->buf_on_device = true;
+    return bench_alloc(BENCH_MEM_DEVICE, t->ctx->opts->io_size, &t->buf);
+}
+
+static int amd_chunk(struct bench_thread *t, void *bounce, uint64_t offset, size_t done, size_t n)
+{
+    char *dev = (char *)t->buf + done;
+    hipError_t err;
+    if (is_read(t)) {
+        if (bench_pread_full(t->fd, bounce, n, offset + done) != 0)
+            return errno_error(t, "pread", offset + done);
+        err = hipMemcpy(dev, bounce, n, hipMemcpyHostToDevice);
+        return err == hipSuccess ? 0 : copy_error(t, offset + done, err);
+    }
+    err = hipMemcpy(bounce, dev, n, hipMemcpyDeviceToHost);
+    if (err != hipSuccess)
+        return copy_error(t, offset + done, err);
+    if (bench_pwrite_full(t->fd, bounce, n, offset + done) != 0)
+        return errno_error(t, "pwrite", offset + done);
+    if (fdatasync(t->fd) != 0)
+        return errno_error(t, "fdatasync", offset + done);
+    return 0;
+}
+
+static int amd_io(struct bench_thread *t, uint64_t offset, size_t size)
+{
+    size_t bounce_size = size < BENCH_AMD_BOUNCE_SIZE ? size : BENCH_AMD_BOUNCE_SIZE;
+    void *bounce = malloc(bounce_size);
+    int rc = 0;
+    if (bounce == NULL)
+        return call_error(t, "malloc", offset, "no memory for the bounce buffer");
+    for (size_t done = 0; done < size && rc == 0; done += bounce_size) {
+        size_t n = size - done < bounce_size ? size - done : bounce_size;
+        rc = amd_chunk(t, bounce, offset, done, n);
+    }
+    free(bounce);
+    return rc;
+}
+
+static void amd_teardown(struct bench_thread *t)
+{
+    bench_free(BENCH_MEM_DEVICE, t->buf);
+}
+
+const struct bench_method bench_method_amd = {
+    .name = "amd", .setup = amd_setup, .io = amd_io, .teardown = amd_teardown};
+
+/* ---- pread plus one pinned copy: the floor for a small read's latency ----------------------- */
+
+static int pread_copy_setup(struct bench_thread *t)
+{
+    size_t size = t->ctx->opts->io_size;
+    t->fd = t->ctx->file->check_fd;
+    if (bench_alloc(BENCH_MEM_PINNED, size, &t->stage) != 0)
+        return -1;
+    t->buf_on_device = true;
+    return bench_alloc(BENCH_MEM_DEVICE, size, &t->buf);
+}
+
+static int pread_copy_io(struct bench_thread *t, uint64_t offset, size_t size)
+{
+    if (bench_pread_full(t->fd, t->stage, size, offset) != 0)
+        return errno_error(t, "pread", offset);
+    hipError_t err = hipMemcpy(t->buf, t->stage, size, hipMemcpyHostToDevice);
+    return err == hipSuccess ? 0 : copy_error(t, offset, err);
+}
+
+static void pread_copy_teardown(struct bench_thread *t)
+{
+    bench_free(BENCH_MEM_PINNED, t->stage);
+    bench_free(BENCH_MEM_DEVICE, t->buf);
+}
+
+const struct bench_method bench_method_pread_copy = {.name = "pread+copy",
+                                                     .setup = pread_copy_setup,
+                                                     .io = pread_copy_io,
+                                                     .teardown = pread_copy_teardown};

@@ -1,0 +1,400 @@
+/*
+ * hipfile-bench's command line: parsing of sizes, counts and lists, and the checks that turn a
+ * bad combination into one clear message before anything is allocated. The text is in help.c.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <hipfile.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "bench.h"
+
+const struct bench_workload bench_workloads[4] = {
+    {"seq-read", BENCH_READ, false},
+    {"seq-write", BENCH_WRITE, false},
+    {"rand-read", BENCH_READ, true},
+    {"rand-write", BENCH_WRITE, true},
+};
+
+enum long_only {
+    OPT_REGISTER = 256,
+    OPT_FILE,
+    OPT_KEEP,
+    OPT_DIRECT,
+    OPT_WARMUP,
+    OPT_DROP_CACHE,
+    OPT_BASELINE_THREADS,
+    OPT_COPY_CHUNK,
+    OPT_COPY_STREAMS,
+    OPT_IO_THREADS,
+    OPT_DEVICE,
+    OPT_VERIFY,
+    OPT_SEED,
+    OPT_JSON,
+    OPT_PROGRESS,
+    OPT_NO_PROGRESS,
+    OPT_VERSION,
+};
+
+static const struct option long_options[] = {
+    {"workload", required_argument, NULL, 'w'},
+    {"io-size", required_argument, NULL, 's'},
+    {"file-size", required_argument, NULL, 'f'},
+    {"threads", required_argument, NULL, 't'},
+    {"mem", required_argument, NULL, 'm'},
+    {"register", no_argument, NULL, OPT_REGISTER},
+    {"file", required_argument, NULL, OPT_FILE},
+    {"keep", no_argument, NULL, OPT_KEEP},
+    {"direct", no_argument, NULL, OPT_DIRECT},
+    {"time", required_argument, NULL, 'T'},
+    {"passes", required_argument, NULL, 'p'},
+    {"iterations", required_argument, NULL, 'n'},
+    {"warmup", required_argument, NULL, OPT_WARMUP},
+    {"drop-cache", no_argument, NULL, OPT_DROP_CACHE},
+    {"baselines", required_argument, NULL, 'b'},
+    {"baseline-threads", required_argument, NULL, OPT_BASELINE_THREADS},
+    {"copy-chunk", required_argument, NULL, OPT_COPY_CHUNK},
+    {"copy-streams", required_argument, NULL, OPT_COPY_STREAMS},
+    {"io-threads", required_argument, NULL, OPT_IO_THREADS},
+    {"device", required_argument, NULL, OPT_DEVICE},
+    {"verify", no_argument, NULL, OPT_VERIFY},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"progress", no_argument, NULL, OPT_PROGRESS},
+    {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {NULL, 0, NULL, 0},
+};
+
+static int bad_value(const char *option, const char *value, const char *why)
+{
+    fprintf(stderr, BENCH_NAME ": --%s '%s': %s (see --help)\n", option, value, why);
+    return -1;
+}
+
+/* "16M", "4k", "8GiB", "4096": a positive byte count in powers of 1024. */
+static int parse_size(const char *option, const char *text, uint64_t *bytes_p)
+{
+    char *end;
+    errno = 0;
+    if (text[0] == '-')
+        return bad_value(option, text, "not a size");
+    unsigned long long value = strtoull(text, &end, 10);
+    if (end == text || errno != 0)
+        return bad_value(option, text, "not a size");
+    unsigned shift = 0;
+    if (*end != '\0') {
+        const char *units = "KMGT";
+        const char *unit = strchr(units, toupper((unsigned char)*end));
+        if (unit == NULL)
+            return bad_value(option, text, "unknown unit (use K, M, G or T)");
+        shift = 10u * (unsigned)(unit - units + 1);
+        end++;
+        if (strcasecmp(end, "iB") == 0 || strcasecmp(end, "B") == 0)
+            end += strlen(end);
+    }
+    if (*end != '\0')
+        return bad_value(option, text, "trailing characters after the size");
+    if (value == 0)
+        return bad_value(option, text, "must be greater than zero");
+    if (value > (UINT64_MAX >> shift))
+        return bad_value(option, text, "too large");
+    *bytes_p = (uint64_t)value << shift;
+    return 0;
+}
+
+static int parse_count(const char *option, const char *text, uint64_t min, uint64_t max,
+                       uint64_t *value_p)
+{
+    char *end;
+    errno = 0;
+    if (text[0] == '-')
+        return bad_value(option, text, "not a whole number");
+    unsigned long long value = strtoull(text, &end, 10);
+    if (end == text || *end != '\0' || errno != 0)
+        return bad_value(option, text, "not a whole number");
+    if (value < min || value > max) {
+        char why[96];
+        snprintf(why, sizeof(why), "must be between %llu and %llu", (unsigned long long)min,
+                 (unsigned long long)max);
+        return bad_value(option, text, why);
+    }
+    *value_p = value;
+    return 0;
+}
+
+static int parse_seconds(const char *option, const char *text, bool zero_ok, double *value_p)
+{
+    char *end;
+    errno = 0;
+    double value = strtod(text, &end);
+    if (end == text || *end != '\0' || errno != 0 || !isfinite(value))
+        return bad_value(option, text, "not a number of seconds");
+    if (value < 0 || (!zero_ok && value == 0) || value > 86400)
+        return bad_value(option, text,
+                         zero_ok ? "must be 0 to 86400 seconds" : "must be above 0, at most 86400");
+    *value_p = value;
+    return 0;
+}
+
+/* Comma-separated names, each a bit of the result; "all" and "none" where allowed. */
+static int parse_workloads(const char *text, unsigned *bits_p)
+{
+    char copy[256];
+    if (strlen(text) >= sizeof(copy))
+        return bad_value("workload", text, "too long");
+    strcpy(copy, text);
+    unsigned bits = 0;
+    char *save = NULL;
+    for (char *name = strtok_r(copy, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+        unsigned found = 0;
+        if (strcmp(name, "all") == 0)
+            found = (1u << 4) - 1;
+        for (unsigned i = 0; i < 4; i++)
+            if (strcmp(name, bench_workloads[i].name) == 0)
+                found = 1u << i;
+        if (found == 0)
+            return bad_value("workload", name,
+                             "unknown workload (seq-read, seq-write, rand-read, rand-write, all)");
+        bits |= found;
+    }
+    if (bits == 0)
+        return bad_value("workload", text, "names no workload");
+    *bits_p = bits;
+    return 0;
+}
+
+static int parse_baselines(const char *text, unsigned *bits_p)
+{
+    static const struct {
+        const char *name;
+        unsigned bits;
+    } names[] = {
+        {"raw", BENCH_BL_RAW},       {"pread", BENCH_BL_RAW},
+        {"pwrite", BENCH_BL_RAW},    {"odirect", BENCH_BL_ODIRECT},
+        {"naive", BENCH_BL_NAIVE},   {"amd", BENCH_BL_AMD},
+        {"pinned", BENCH_BL_PINNED}, {"pread-copy", BENCH_BL_PREAD_COPY},
+        {"all", BENCH_BL_ALL},       {"none", 0},
+    };
+    char copy[256];
+    if (strlen(text) >= sizeof(copy))
+        return bad_value("baselines", text, "too long");
+    strcpy(copy, text);
+    unsigned bits = 0;
+    char *save = NULL;
+    for (char *name = strtok_r(copy, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+        size_t i;
+        for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+            if (strcmp(name, names[i].name) == 0)
+                break;
+        if (i == sizeof(names) / sizeof(names[0]))
+            return bad_value("baselines", name,
+                             "unknown baseline (raw, odirect, naive, amd, pinned, pread-copy, "
+                             "all, none)");
+        bits |= names[i].bits;
+    }
+    *bits_p = bits;
+    return 0;
+}
+
+static int parse_mem(const char *text, enum bench_mem *mem_p)
+{
+    if (strcmp(text, "device") == 0)
+        *mem_p = BENCH_MEM_DEVICE;
+    else if (strcmp(text, "pinned") == 0)
+        *mem_p = BENCH_MEM_PINNED;
+    else if (strcmp(text, "pageable") == 0)
+        *mem_p = BENCH_MEM_PAGEABLE;
+    else
+        return bad_value("mem", text, "must be device, pinned or pageable");
+    return 0;
+}
+
+/* Combinations that no single option can reject. */
+static int check_combination(const struct bench_options *o, bool time_given, bool passes_given)
+{
+    char a[32], b[32];
+    if (time_given && passes_given) {
+        fprintf(stderr, BENCH_NAME ": give --time or --passes, not both\n");
+        return -1;
+    }
+    if (o->io_size > BENCH_MAX_IO_SIZE) {
+        fprintf(stderr, BENCH_NAME ": --io-size %s is above the %s one call can move\n",
+                bench_size_text(o->io_size, a, sizeof(a)),
+                bench_size_text(BENCH_MAX_IO_SIZE, b, sizeof(b)));
+        return -1;
+    }
+    if (o->file_size / o->io_size < o->threads) {
+        fprintf(stderr,
+                BENCH_NAME ": --file-size %s holds fewer than --threads (%u) calls of --io-size "
+                           "%s; every thread needs a region of at least one call\n",
+                bench_size_text(o->file_size, a, sizeof(a)), o->threads,
+                bench_size_text(o->io_size, b, sizeof(b)));
+        return -1;
+    }
+    if (o->copy_chunk > BENCH_MAX_IO_SIZE) {
+        fprintf(stderr, BENCH_NAME ": --copy-chunk %s is too large\n",
+                bench_size_text(o->copy_chunk, a, sizeof(a)));
+        return -1;
+    }
+    return 0;
+}
+
+int bench_options_parse(int argc, char **argv, struct bench_options *opts_p)
+{
+    struct bench_options o = {
+        .workloads = 1u,
+        .io_size = 16u << 20,
+        .file_size = 1ull << 30,
+        .threads = 1,
+        .passes = 1,
+        .warmup_s = 0.5,
+        .mem = BENCH_MEM_DEVICE,
+        .baselines = BENCH_BL_ALL,
+        .copy_chunk = 64u << 20,
+        .copy_streams = 4,
+        .seed = 1,
+        .progress = -1,
+    };
+    bool time_given = false, passes_given = false, iterations_given = false;
+    uint64_t v;
+    int c;
+
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":w:s:f:t:m:T:p:n:b:h", long_options, NULL)) != -1) {
+        int rc = 0;
+        switch (c) {
+        case 'w':
+            rc = parse_workloads(optarg, &o.workloads);
+            break;
+        case 's':
+            rc = parse_size("io-size", optarg, &v);
+            o.io_size = (size_t)v;
+            break;
+        case 'f':
+            rc = parse_size("file-size", optarg, &o.file_size);
+            break;
+        case 't':
+            rc = parse_count("threads", optarg, 1, 1024, &v);
+            o.threads = (unsigned)v;
+            break;
+        case 'm':
+            rc = parse_mem(optarg, &o.mem);
+            break;
+        case OPT_REGISTER:
+            o.buf_register = true;
+            break;
+        case OPT_FILE:
+            if (optarg[0] == '\0')
+                rc = bad_value("file", optarg, "empty path");
+            o.file = optarg;
+            break;
+        case OPT_KEEP:
+            o.keep = true;
+            break;
+        case OPT_DIRECT:
+            o.direct = true;
+            break;
+        case 'T':
+            rc = parse_seconds("time", optarg, false, &o.time_s);
+            time_given = true;
+            break;
+        case 'p':
+            rc = parse_count("passes", optarg, 1, 1000000, &v);
+            o.passes = (unsigned)v;
+            passes_given = true;
+            break;
+        case 'n':
+            rc = parse_count("iterations", optarg, 1, UINT64_MAX / 2, &o.iterations);
+            iterations_given = true;
+            break;
+        case OPT_WARMUP:
+            rc = parse_seconds("warmup", optarg, true, &o.warmup_s);
+            break;
+        case OPT_DROP_CACHE:
+            o.drop_cache = true;
+            break;
+        case 'b':
+            rc = parse_baselines(optarg, &o.baselines);
+            o.baselines_explicit = true;
+            break;
+        case OPT_BASELINE_THREADS:
+            rc = parse_count("baseline-threads", optarg, 1, 1024, &v);
+            o.baseline_threads = (unsigned)v;
+            break;
+        case OPT_COPY_CHUNK:
+            rc = parse_size("copy-chunk", optarg, &v);
+            o.copy_chunk = (size_t)v;
+            break;
+        case OPT_COPY_STREAMS:
+            rc = parse_count("copy-streams", optarg, 1, 64, &v);
+            o.copy_streams = (unsigned)v;
+            break;
+        case OPT_IO_THREADS:
+            rc = parse_count("io-threads", optarg, 1, 1024, &v);
+            o.io_threads = (unsigned)v;
+            break;
+        case OPT_DEVICE:
+            rc = parse_count("device", optarg, 0, 1023, &v);
+            o.device = (int)v;
+            break;
+        case OPT_VERIFY:
+            o.verify = true;
+            break;
+        case OPT_SEED:
+            rc = parse_count("seed", optarg, 0, UINT64_MAX, &o.seed);
+            break;
+        case OPT_JSON:
+            o.json = true;
+            break;
+        case OPT_PROGRESS:
+            o.progress = 1;
+            break;
+        case OPT_NO_PROGRESS:
+            o.progress = 0;
+            break;
+        case 'h':
+            bench_print_usage();
+            return 1;
+        case OPT_VERSION:
+            bench_print_version();
+            return 1;
+        case ':':
+            fprintf(stderr, BENCH_NAME ": %s needs a value (see --help)\n", argv[optind - 1]);
+            return -1;
+        default:
+            fprintf(stderr, BENCH_NAME ": unknown option '%s' (see --help)\n", argv[optind - 1]);
+            return -1;
+        }
+        if (rc != 0)
+            return -1;
+    }
+    if (optind < argc) {
+        fprintf(stderr, BENCH_NAME ": unexpected argument '%s' (see --help)\n", argv[optind]);
+        return -1;
+    }
+    if (!time_given && !passes_given && !iterations_given)
+        o.time_s = 3;
+    if (check_combination(&o, time_given, passes_given) != 0)
+        return -1;
+    *opts_p = o;
+    return 0;
+}
+
+const char *bench_size_text(uint64_t bytes, char *text, size_t len)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    unsigned unit = 0;
+    while (unit < 4 && bytes >= 1024 && bytes % 1024 == 0) {
+        bytes /= 1024;
+        unit++;
+    }
+    snprintf(text, len, "%llu %s", (unsigned long long)bytes, units[unit]);
+    return text;
+}

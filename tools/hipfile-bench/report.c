@@ -1,0 +1,376 @@
+/*
+ * What a run reports: facts about the machine, the HIP runtime and the library's settings, then
+ * each method's figures and the library's ratio to every baseline, as text or as one JSON object
+ * per workload.
+ */
+#include <dlfcn.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+/* ---- Facts gathered once -------------------------------------------------------------------- */
+
+static void read_cpu_model(char *model, size_t len)
+{
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[512];
+    if (f == NULL)
+        return;
+    while (fgets(line, sizeof(line), f) != NULL) {
+        char *colon = strchr(line, ':');
+        if (strncmp(line, "model name", 10) != 0 || colon == NULL)
+            continue;
+        colon += strspn(colon + 1, " \t") + 1;
+        colon[strcspn(colon, "\n")] = '\0';
+        snprintf(model, len, "%s", colon);
+        break;
+    }
+    fclose(f);
+}
+
+/* File name of the library that provides hipMalloc in this process. */
+static void read_runtime_library(char *name, size_t len)
+{
+    Dl_info info;
+    void *symbol = NULL;
+    hipError_t (*hip_malloc)(void **, size_t) = hipMalloc;
+    /* ISO C has no conversion from a function pointer to void *; copy the address instead. */
+    memcpy(&symbol, &hip_malloc, sizeof(symbol));
+    snprintf(name, len, "unknown");
+    if (dladdr(symbol, &info) != 0 && info.dli_fname != NULL) {
+        const char *slash = strrchr(info.dli_fname, '/');
+        snprintf(name, len, "%s", slash != NULL ? slash + 1 : info.dli_fname);
+    }
+}
+
+static size_t size_param(hipFileSizeTConfigParameter_t param)
+{
+    size_t value = 0;
+    hipFileError_t status = hipFileGetParameterSizeT(param, &value);
+    return status.err == hipFileSuccess ? value : 0;
+}
+
+void bench_env_gather(const struct bench_options *opts, struct bench_env *env)
+{
+    struct utsname u;
+    memset(env, 0, sizeof(*env));
+    if (uname(&u) == 0) {
+        snprintf(env->hostname, sizeof(env->hostname), "%s", u.nodename);
+        snprintf(env->kernel, sizeof(env->kernel), "%s", u.release);
+        snprintf(env->arch, sizeof(env->arch), "%s", u.machine);
+    }
+    read_cpu_model(env->cpu_model, sizeof(env->cpu_model));
+    env->cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    env->memory_bytes = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
+
+    unsigned major = 0, minor = 0, patch = 0;
+    if (hipFileGetVersion(&major, &minor, &patch).err == hipFileSuccess)
+        snprintf(env->hipfile_version, sizeof(env->hipfile_version), "%u.%u.%u", major, minor,
+                 patch);
+    const char *asked = getenv("HIPFILE_GPU_RUNTIME");
+    snprintf(env->runtime_asked, sizeof(env->runtime_asked), "%s", asked != NULL ? asked : "");
+    read_runtime_library(env->runtime_library, sizeof(env->runtime_library));
+    if (hipRuntimeGetVersion(&env->runtime_version) != hipSuccess)
+        env->runtime_version = 0;
+    if (hipGetDeviceCount(&env->devices) != hipSuccess)
+        env->devices = 0;
+    if (hipDeviceGetName(env->device_name, (int)sizeof(env->device_name), opts->device) !=
+        hipSuccess)
+        env->device_name[0] = '\0';
+
+    env->io_threads = size_param(hipFileParamExecutionMaxIOThreads);
+    env->min_split_kib = size_param(hipFileParamExecutionMinIOThresholdSizeKB);
+    env->max_parallelism = size_param(hipFileParamExecutionMaxRequestParallelism);
+    env->bounce_kib = size_param(hipFileParamPropertiesPerBufferCacheSizeKB);
+    env->bounce_total_kib = size_param(hipFileParamPropertiesMaxDeviceCacheSizeKB);
+    bool parallel = false;
+    if (hipFileGetParameterBool(hipFileParamExecutionParallelIO, &parallel).err == hipFileSuccess)
+        env->parallel_io = parallel;
+}
+
+/* ---- Figures -------------------------------------------------------------------------------- */
+
+static double gbps(const struct bench_result *r)
+{
+    return r->seconds > 0 ? (double)r->bytes / r->seconds / 1e9 : 0;
+}
+
+static double iops(const struct bench_result *r)
+{
+    return r->seconds > 0 ? (double)r->calls / r->seconds : 0;
+}
+
+static double latency_us(const struct bench_result *r, double percent)
+{
+    return bench_hist_percentile(&r->hist, percent) / 1e3;
+}
+
+static double cpu_per_gb(const struct bench_result *r)
+{
+    return r->bytes > 0 ? r->cpu_s / ((double)r->bytes / 1e9) : 0;
+}
+
+static const char *mem_name(enum bench_mem mem)
+{
+    return mem == BENCH_MEM_DEVICE ? "device" : mem == BENCH_MEM_PINNED ? "pinned" : "pageable";
+}
+
+static const char *baseline_threads_reason(const struct bench_ctx *ctx)
+{
+    if (ctx->opts->baseline_threads != 0)
+        return "--baseline-threads";
+    return ctx->opts->threads == 1 ? "executor threads + 1" : "caller threads";
+}
+
+/* The pread+copy baseline is a latency floor; every other one is compared by bandwidth. */
+static bool latency_baseline(const struct bench_result *r)
+{
+    return strcmp(r->name, "pread+copy") == 0;
+}
+
+/* ---- Text ----------------------------------------------------------------------------------- */
+
+static void print_env_once(const struct bench_env *env)
+{
+    static bool printed;
+    if (printed)
+        return;
+    printed = true;
+    printf("machine  %s: %ld CPUs%s%s, %.1f GiB, Linux %s %s\n", env->hostname, env->cpus,
+           env->cpu_model[0] ? " " : "", env->cpu_model,
+           (double)env->memory_bytes / (1024.0 * 1024 * 1024), env->kernel, env->arch);
+    printf("runtime  %s: %s (version %d), %d device%s%s%s\n",
+           env->runtime_asked[0] ? env->runtime_asked : "auto", env->runtime_library,
+           env->runtime_version, env->devices, env->devices == 1 ? "" : "s",
+           env->device_name[0] ? ", " : "", env->device_name);
+    printf("library  hipfile %s: %zu I/O threads, parallel I/O %s (pieces >= %zu KiB, up to %zu), "
+           "bounce buffers %zu KiB, %zu KiB per device\n",
+           env->hipfile_version, env->io_threads, env->parallel_io ? "on" : "off",
+           env->min_split_kib, env->max_parallelism, env->bounce_kib, env->bounce_total_kib);
+}
+
+static void print_result_row(const struct bench_result *r)
+{
+    if (!r->ran) {
+        printf("  %-14s %s: %s\n", r->name, r->failed ? "failed" : "skipped", r->note);
+        return;
+    }
+    printf("  %-14s %7u %6u %9.3f %10.1f", r->name, r->threads, r->passes, gbps(r), iops(r));
+    if (r->has_latency)
+        printf(" %9.1f %9.1f %9.1f %9.1f", latency_us(r, 50), latency_us(r, 90), latency_us(r, 99),
+               (double)r->hist.max_ns / 1e3);
+    else
+        printf(" %9s %9s %9s %9s", "-", "-", "-", "-");
+    printf(" %9.3f%s%s\n", cpu_per_gb(r), r->failed ? "  FAILED: " : "", r->failed ? r->note : "");
+}
+
+static void print_ratios(const struct bench_result *results, unsigned n)
+{
+    const struct bench_result *lib = &results[0];
+    if (!lib->ran || lib->bytes == 0)
+        return;
+    for (unsigned i = 1; i < n; i++) {
+        const struct bench_result *b = &results[i];
+        if (!b->ran || b->bytes == 0 || b->seconds <= 0)
+            continue;
+        if (latency_baseline(b))
+            printf("  library p50 latency / %s p50 latency = %.2f\n", b->name,
+                   latency_us(lib, 50) / latency_us(b, 50));
+        else
+            printf("  library/%s = %.2f\n", b->name, gbps(lib) / gbps(b));
+    }
+}
+
+static void print_text(const struct bench_ctx *ctx, const struct bench_env *env,
+                       const struct bench_result *results, unsigned n)
+{
+    const struct bench_options *o = ctx->opts;
+    char io[32], file[32];
+    print_env_once(env);
+    printf("\n%s: %s calls over %s, %u caller thread%s, %s memory%s%s\n", ctx->wl->name,
+           bench_size_text(o->io_size, io, sizeof(io)),
+           bench_size_text(ctx->chunks * o->io_size, file, sizeof(file)), o->threads,
+           o->threads == 1 ? "" : "s", mem_name(o->mem), o->direct ? ", O_DIRECT" : "",
+           o->verify ? ", verified" : "");
+    printf("  file %s (%s)%s%s\n", ctx->file->path, ctx->file->fs_type,
+           o->drop_cache ? "; cache dropped before each pass: " : "",
+           o->drop_cache ? bench_drop_cache_note : "");
+    printf("  raw and O_DIRECT baselines at %u threads (%s)\n", ctx->baseline_threads,
+           baseline_threads_reason(ctx));
+    printf("  %-14s %7s %6s %9s %10s %9s %9s %9s %9s %9s\n", "method", "threads", "passes", "GB/s",
+           "IOPS", "p50 us", "p90 us", "p99 us", "max us", "CPU s/GB");
+    for (unsigned i = 0; i < n; i++)
+        print_result_row(&results[i]);
+    print_ratios(results, n);
+    fflush(stdout);
+}
+
+/* ---- JSON ----------------------------------------------------------------------------------- */
+
+static void json_string(const char *s)
+{
+    putchar('"');
+    for (; *s != '\0'; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            printf("\\%c", c);
+        else if (c < 0x20)
+            printf("\\u%04x", c);
+        else
+            putchar(c);
+    }
+    putchar('"');
+}
+
+/* JSON has no NaN or infinity. */
+static void json_number(double v)
+{
+    if (isfinite(v))
+        printf("%.6g", v);
+    else
+        printf("null");
+}
+
+static void json_key_string(const char *key, const char *value, bool comma)
+{
+    printf("\"%s\":", key);
+    json_string(value);
+    if (comma)
+        putchar(',');
+}
+
+static void json_env(const struct bench_env *env)
+{
+    printf("\"machine\":{");
+    json_key_string("hostname", env->hostname, true);
+    json_key_string("kernel", env->kernel, true);
+    json_key_string("arch", env->arch, true);
+    json_key_string("cpu_model", env->cpu_model, true);
+    printf("\"cpus\":%ld,\"memory_bytes\":%llu},", env->cpus,
+           (unsigned long long)env->memory_bytes);
+    printf("\"runtime\":{");
+    json_key_string("requested", env->runtime_asked, true);
+    json_key_string("library", env->runtime_library, true);
+    printf("\"version\":%d,\"devices\":%d,", env->runtime_version, env->devices);
+    json_key_string("device_name", env->device_name, false);
+    printf("},\"hipfile\":{");
+    json_key_string("version", env->hipfile_version, true);
+    printf("\"executor_threads\":%zu,\"parallel_io\":%s,\"min_io_threshold_size_kb\":%zu,"
+           "\"max_request_parallelism\":%zu,\"per_buffer_cache_size_kb\":%zu,"
+           "\"max_device_cache_size_kb\":%zu},",
+           env->io_threads, env->parallel_io ? "true" : "false", env->min_split_kib,
+           env->max_parallelism, env->bounce_kib, env->bounce_total_kib);
+}
+
+static void json_config(const struct bench_ctx *ctx)
+{
+    const struct bench_options *o = ctx->opts;
+    printf("\"config\":{");
+    json_key_string("workload", ctx->wl->name, true);
+    printf("\"io_size\":%zu,\"file_size\":%llu,\"threads\":%u,\"executor_threads\":%u,"
+           "\"baseline_threads\":%u,",
+           o->io_size, (unsigned long long)(ctx->chunks * o->io_size), o->threads,
+           ctx->executor_threads, ctx->baseline_threads);
+    json_key_string("baseline_threads_from", baseline_threads_reason(ctx), true);
+    json_key_string("mem", mem_name(o->mem), true);
+    json_key_string("file", ctx->file->path, true);
+    json_key_string("fs_type", ctx->file->fs_type, true);
+    printf("\"direct\":%s,\"verify\":%s,\"buf_register\":%s,\"drop_cache\":%s,",
+           o->direct ? "true" : "false", o->verify ? "true" : "false",
+           o->buf_register ? "true" : "false", o->drop_cache ? "true" : "false");
+    json_key_string("drop_cache_how", o->drop_cache ? bench_drop_cache_note : "", true);
+    printf("\"time_s\":");
+    json_number(o->time_s);
+    printf(",\"passes\":%u,\"iterations\":%llu,\"warmup_s\":", o->passes,
+           (unsigned long long)o->iterations);
+    json_number(o->warmup_s);
+    printf(",\"copy_chunk\":%zu,\"copy_streams\":%u,\"device\":%d,\"seed\":%llu},", o->copy_chunk,
+           o->copy_streams, o->device, (unsigned long long)o->seed);
+}
+
+static void json_result(const struct bench_result *r)
+{
+    printf("{");
+    json_key_string("name", r->name, true);
+    printf("\"ran\":%s,\"failed\":%s,", r->ran ? "true" : "false", r->failed ? "true" : "false");
+    json_key_string("note", r->note, true);
+    printf("\"threads\":%u,\"passes\":%u,\"bytes\":%llu,\"calls\":%llu,\"seconds\":", r->threads,
+           r->passes, (unsigned long long)r->bytes, (unsigned long long)r->calls);
+    json_number(r->seconds);
+    printf(",\"gbps\":");
+    json_number(gbps(r));
+    printf(",\"iops\":");
+    json_number(iops(r));
+    printf(",\"cpu_s\":");
+    json_number(r->cpu_s);
+    printf(",\"cpu_s_per_gb\":");
+    json_number(cpu_per_gb(r));
+    printf(",\"mismatches\":%llu,\"latency_us\":", (unsigned long long)r->mismatches);
+    if (!r->has_latency) {
+        printf("null}");
+        return;
+    }
+    printf("{\"p50\":");
+    json_number(latency_us(r, 50));
+    printf(",\"p90\":");
+    json_number(latency_us(r, 90));
+    printf(",\"p99\":");
+    json_number(latency_us(r, 99));
+    printf(",\"max\":");
+    json_number((double)r->hist.max_ns / 1e3);
+    printf("}}");
+}
+
+/* Bandwidth ratios, and the p50 latency ratio for the latency baseline. */
+static void json_ratios(const struct bench_result *results, unsigned n)
+{
+    const struct bench_result *lib = &results[0];
+    bool first = true;
+    printf("\"ratios\":[");
+    for (unsigned i = 1; lib->ran && lib->bytes > 0 && i < n; i++) {
+        const struct bench_result *b = &results[i];
+        if (!b->ran || b->bytes == 0 || b->seconds <= 0)
+            continue;
+        bool latency = latency_baseline(b);
+        printf("%s{\"name\":\"library/%s\",\"by\":\"%s\",\"value\":", first ? "" : ",", b->name,
+               latency ? "p50_latency" : "gbps");
+        first = false;
+        json_number(latency ? latency_us(lib, 50) / latency_us(b, 50) : gbps(lib) / gbps(b));
+        printf("}");
+    }
+    printf("]");
+}
+
+static void print_json(const struct bench_ctx *ctx, const struct bench_env *env,
+                       const struct bench_result *results, unsigned n)
+{
+    bool failed = false;
+    printf("{\"tool\":\"" BENCH_NAME "\",\"version\":\"%d.%d.%d\",", HIPFILE_VERSION_MAJOR,
+           HIPFILE_VERSION_MINOR, HIPFILE_VERSION_PATCH);
+    json_env(env);
+    json_config(ctx);
+    printf("\"results\":[");
+    for (unsigned i = 0; i < n; i++) {
+        if (i > 0)
+            putchar(',');
+        json_result(&results[i]);
+        failed |= results[i].failed;
+    }
+    printf("],");
+    json_ratios(results, n);
+    printf(",\"ok\":%s}\n", failed ? "false" : "true");
+    fflush(stdout);
+}
+
+void bench_report(const struct bench_ctx *ctx, const struct bench_env *env,
+                  const struct bench_result *results, unsigned n_results)
+{
+    if (ctx->opts->json)
+        print_json(ctx, env, results, n_results);
+    else
+        print_text(ctx, env, results, n_results);
+}
