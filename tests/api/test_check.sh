@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# hipfile-check as users run it, one behaviour per case:
+#   test_check.sh CASE EXE PLUGIN_DIR FIXTURE_PLUGIN_DIR MANIFEST_DIR
+# EXE is hipfile-check, PLUGIN_DIR the build tree's plugins, FIXTURE_PLUGIN_DIR the fixture plugin
+# libraries, MANIFEST_DIR the fixture manifests (tests/fixtures/plugins/manifests). ctest sets
+# HIPFILE_GPU_RUNTIME=host and HIPFILE_CONFIG to the build tree's config.
+set -u
+
+if [ $# -ne 5 ]; then
+    echo "usage: $0 CASE EXE PLUGIN_DIR FIXTURE_PLUGIN_DIR MANIFEST_DIR" >&2
+    exit 2
+fi
+CASE=$1
+EXE=$2
+PLUGIN_DIR=$3
+FIXTURE_PLUGIN_DIR=$4
+MANIFEST_DIR=$5
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/hipfile-check-test.XXXXXX") || exit 1
+trap 'rm -rf "$WORK"' EXIT
+
+fail() {
+    echo "FAIL: $*" >&2
+    if [ -f "$WORK/out" ]; then
+        echo "--- output ---" >&2
+        cat "$WORK/out" >&2
+    fi
+    if [ -f "$WORK/err" ]; then
+        echo "--- stderr ---" >&2
+        cat "$WORK/err" >&2
+    fi
+    exit 1
+}
+
+# run WANT_STATUS ARGS...: runs the tool, output in $WORK/out and $WORK/err.
+run() {
+    local want=$1
+    shift
+    "$EXE" "$@" >"$WORK/out" 2>"$WORK/err"
+    local got=$?
+    [ "$got" -eq "$want" ] || fail "hipfile-check $* exited $got, expected $want"
+}
+
+expect_out() {
+    grep -q -- "$1" "$WORK/out" || fail "output lacks '$1'"
+}
+
+expect_err() {
+    grep -q -- "$1" "$WORK/err" || fail "stderr lacks '$1'"
+}
+
+# json_check EXPRESSION...: each Python expression, over the parsed output `d`, must be true.
+json_check() {
+    python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+for check in sys.argv[2:]:
+    if not eval(check):
+        sys.exit("JSON check failed: " + check)
+' "$WORK/out" "$@" || fail "JSON output does not satisfy the checks above"
+}
+
+# plugin_dir_config DIR: a config whose plugin directory is DIR; prints the config's path.
+plugin_dir_config() {
+    printf 'plugins = {\n  directory = "%s";\n};\n' "$1" >"$WORK/hipfile.conf"
+    echo "$WORK/hipfile.conf"
+}
+
+# fixture_plugin NAME DIR: fixture plugin NAME with a manifest made from a fixture manifest.
+fixture_plugin() {
+    cp "$FIXTURE_PLUGIN_DIR/libhipfile-$1.so" "$2/" || fail "no fixture plugin $1"
+    sed -e "s/fixture-good/$1/" -e "s/libhipfile-not-there.so/libhipfile-$1.so/" \
+        "$MANIFEST_DIR/missing-library.xml" >"$2/$1.xml" || fail "cannot write $2/$1.xml"
+}
+
+case "$CASE" in
+ReportListsFallbackAsLoaded)
+    run 0
+    expect_out "fallback.xml: fallback .*: loaded"
+    expect_out "GPU I/O is usable"
+    expect_out "name: *host"
+    expect_out "properties.compat_mode"
+    ;;
+ExplainNamesFallbackAsServer)
+    head -c 65536 /dev/zero >"$WORK/data"
+    run 0 --explain "$WORK/data" --size 64K
+    expect_out "1\. fallback: score [0-9][0-9]*"
+    expect_out "would be served by: *fallback (score [0-9][0-9]*)"
+    expect_out "kind: *regular file"
+    run 0 --explain "$WORK/data" --write --size 4096 --offset 4096
+    expect_out "operation: *write"
+    expect_out "would be served by: *fallback"
+    ;;
+JsonOutputParses)
+    head -c 4096 /dev/zero >"$WORK/data"
+    run 0 --json
+    json_check 'd["verdict"]["usable"] is True' \
+        '[m["name"] for m in d["plugins"]["manifests"] if m["loaded"]] == ["fallback"]' \
+        'd["runtime"]["name"] == "host" and d["runtime"]["devices"] >= 1' \
+        '{"key": "gpu.runtime", "value": "host", "unit": "", "source": "environment HIPFILE_GPU_RUNTIME"}.items() <= next(s for s in d["settings"] if s["key"] == "gpu.runtime").items()'
+    run 0 --json --explain "$WORK/data" --size 4096
+    json_check 'd["explain"]["served_by"] == "fallback"' \
+        'd["explain"]["backends"][0]["name"] == "fallback"' \
+        'd["explain"]["backends"][0]["score"] == d["explain"]["served_score"] >= 0' \
+        'd["explain"]["order"] == ["fallback"]' \
+        'd["explain"]["file_facts"]["kind"] == "regular file"'
+    ;;
+BrokenPluginsAreNamedWithTheirReasons)
+    mkdir "$WORK/plugins"
+    cp "$PLUGIN_DIR/fallback.xml" "$PLUGIN_DIR/libhipfile-fallback.so" "$WORK/plugins/"
+    cp "$MANIFEST_DIR/malformed.xml" "$MANIFEST_DIR/missing-library.xml" "$WORK/plugins/"
+    fixture_plugin fixture-init-fails "$WORK/plugins"
+    fixture_plugin fixture-no-device "$WORK/plugins"
+    export HIPFILE_CONFIG=$(plugin_dir_config "$WORK/plugins")
+    run 0
+    expect_out "fallback.xml: fallback .*: loaded"
+    expect_out "malformed.xml: invalid manifest: malformed XML: line [0-9]"
+    expect_out "missing-library.xml: fixture-good .*: not loaded: .*libhipfile-not-there.so"
+    expect_out "fixture-init-fails.xml: fixture-init-fails .*: not loaded: init failed: EIO"
+    expect_out "fixture-no-device.xml: fixture-no-device .*: not loaded: .*probe returned ENODEV"
+    run 0 --json
+    json_check '{m["file"]: m["loaded"] for m in d["plugins"]["manifests"]} == {"fallback.xml": True, "fixture-init-fails.xml": False, "fixture-no-device.xml": False, "malformed.xml": False, "missing-library.xml": False}' \
+        'all(m["reason"] for m in d["plugins"]["manifests"] if not m["loaded"])'
+    ;;
+EmptyPluginDirectoryExitsOne)
+    mkdir "$WORK/empty"
+    export HIPFILE_CONFIG=$(plugin_dir_config "$WORK/empty")
+    run 1
+    expect_out "no backend loaded from $WORK/empty"
+    expect_out "GPU I/O is NOT usable"
+    head -c 4096 /dev/zero >"$WORK/data"
+    run 1 --explain "$WORK/data"
+    expect_out "would be served by: *none"
+    ;;
+MalformedConfigIsNamedWithItsLine)
+    printf 'plugins = {\n  directory = 42;\n};\n' >"$WORK/bad.conf"
+    export HIPFILE_CONFIG=$WORK/bad.conf
+    run 1
+    expect_out "error: *$WORK/bad.conf:2: plugins.directory"
+    expect_out "GPU I/O is NOT usable: the configuration does not load"
+    ;;
+MissingRuntimeSaysWhy)
+    export HIPFILE_GPU_RUNTIME=$WORK/libhip-nowhere.so
+    run 1
+    expect_out "bound: *no"
+    expect_out "why not: .*libhip-nowhere.so"
+    run 1 --json
+    json_check 'd["runtime"]["bound"] is False and "libhip-nowhere.so" in d["runtime"]["error"]'
+    ;;
+HostBufferNeedsSystemMemory)
+    head -c 4096 /dev/zero >"$WORK/data"
+    run 1 --explain "$WORK/data" --mem host
+    expect_out "refuses this buffer"
+    expect_out "properties.allow_system_memory"
+    sed 's/allow_system_memory = false/allow_system_memory = true/' "$HIPFILE_CONFIG" \
+        >"$WORK/system.conf"
+    export HIPFILE_CONFIG=$WORK/system.conf
+    run 0 --explain "$WORK/data" --mem pinned
+    expect_out "memory type: *pinned host"
+    expect_out "would be served by: *fallback"
+    ;;
+BadOptionsExitTwo)
+    head -c 4096 /dev/zero >"$WORK/data"
+    run 2 --no-such-option
+    expect_err "unknown option"
+    run 2 --explain
+    expect_err "needs a value"
+    run 2 --explain "$WORK/data" --mem video
+    expect_err "expected device, pinned or host"
+    run 2 --explain "$WORK/data" --size 0
+    run 2 --explain "$WORK/data" --size 12Q
+    run 2 --explain "$WORK/data" --offset -1
+    run 2 --size 4096
+    expect_err "give --explain FILE"
+    run 2 extra-argument
+    expect_err "unexpected argument"
+    run 2 --explain "$WORK/does-not-exist"
+    expect_err "cannot open it"
+    run 0 --help
+    expect_out "Usage: hipfile-check"
+    ;;
+*)
+    echo "unknown case $CASE" >&2
+    exit 2
+    ;;
+esac
+echo "ok: $CASE"

@@ -1,0 +1,403 @@
+/*
+ * --explain: registers the file and a buffer through the core's own registration (so every
+ * backend accepts or declines them as it would for an application), builds the request exactly
+ * as hipFileRead/hipFileWrite build it, and prints hf_selector_rank's verdict for each backend.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <hipfile.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "config.h"
+#include "driver.h"
+#include "gpu.h"
+#include "io.h"
+#include "loader.h"
+#include "log.h"
+#include "manifest.h"
+#include "registry.h"
+#include "selector.h"
+
+int explain_open(const struct check_options *opts)
+{
+    int fd = open(opts->explain, (opts->write ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+    if (fd < 0) {
+        int err = errno;
+        fprintf(stderr, CHECK_NAME ": --explain %s: cannot open it %s: %s\n", opts->explain,
+                opts->write ? "for reading and writing" : "for reading", strerror(err));
+        return -err;
+    }
+    return fd;
+}
+
+/* ---- the buffer ---------------------------------------------------------------------------- */
+
+/* A buffer of the memory type asked for, allocated through the runtime the core bound. */
+struct explain_buffer {
+    enum check_mem mem;
+    void *base;
+    size_t size;
+    int (*device_free)(void *ptr);
+};
+
+/*
+ * Allocating through the bound runtime's own functions keeps the buffer known to the core even
+ * when gpu.runtime names another provider than the one this program links. Returns 0, or the
+ * runtime's error code (or ENOMEM for malloc) with *what_p naming the call.
+ */
+static int buffer_alloc(struct explain_buffer *b, enum check_mem mem, size_t size,
+                        const char **what_p)
+{
+    const struct hf_gpu_runtime *rt = hf_gpu_runtime();
+    int rc = 0;
+    b->mem = mem;
+    b->size = size;
+    b->base = NULL;
+    switch (mem) {
+    case CHECK_MEM_DEVICE: {
+        int (*device_malloc)(void **ptr_p, size_t size);
+        *what_p = "hipMalloc";
+        *(void **)&device_malloc = dlsym(rt->handle, "hipMalloc");
+        *(void **)&b->device_free = dlsym(rt->handle, "hipFree");
+        if (device_malloc == NULL || b->device_free == NULL)
+            return ENOSYS;
+        rc = device_malloc(&b->base, size);
+        break;
+    }
+    case CHECK_MEM_PINNED:
+        *what_p = "hipHostMalloc";
+        rc = rt->host_malloc(&b->base, size, 0);
+        break;
+    case CHECK_MEM_HOST:
+        *what_p = "malloc";
+        b->base = malloc(size);
+        rc = b->base != NULL ? 0 : ENOMEM;
+        break;
+    }
+    if (rc != 0)
+        b->base = NULL;
+    return rc;
+}
+
+static void buffer_free(struct explain_buffer *b)
+{
+    if (b->base == NULL)
+        return;
+    switch (b->mem) {
+    case CHECK_MEM_DEVICE:
+        b->device_free(b->base);
+        break;
+    case CHECK_MEM_PINNED:
+        hf_gpu_runtime()->host_free(b->base);
+        break;
+    case CHECK_MEM_HOST:
+        free(b->base);
+        break;
+    }
+    b->base = NULL;
+}
+
+/* ---- what the core recorded ---------------------------------------------------------------- */
+
+static const char *mem_type_words(int mem_type)
+{
+    switch (mem_type) {
+    case HF_MEM_DEVICE:
+        return "device";
+    case HF_MEM_HOST_PINNED:
+        return "pinned host";
+    case HF_MEM_MANAGED:
+        return "managed";
+    case HF_MEM_ARRAY:
+        return "array";
+    default:
+        return "pageable host";
+    }
+}
+
+static void emit_file_facts(struct emit *e, const struct hf_file_info *info)
+{
+    emit_section(e, "file_facts", "File as registered");
+    emit_str(e, "kind", "kind", info->kind == HF_FILE_BLOCK ? "block device" : "regular file");
+    emit_str(e, "fs", "file system", info->fs_name);
+    emit_strf(e, "fs_magic", NULL, "0x%llx", (unsigned long long)info->fs_magic);
+    emit_str(e, "ext4_data_mode", info->ext4_data_mode[0] ? "ext4 data mode" : NULL,
+             info->ext4_data_mode);
+    emit_int(e, "size", "size at registration", (long long)info->size_at_register);
+    emit_bool(e, "direct_fd", "O_DIRECT descriptor", info->direct_fd >= 0);
+    if (info->direct_fd < 0)
+        emit_text(e, "(the file system refuses O_DIRECT: only buffered I/O is possible)");
+    emit_int(e, "dio_mem_align", NULL, info->dio_mem_align);
+    emit_int(e, "dio_offset_align", NULL, info->dio_offset_align);
+    if (info->direct_fd >= 0)
+        emit_strf(e, NULL, "O_DIRECT alignment", "memory %u bytes, offset and size %u bytes",
+                  info->dio_mem_align, info->dio_offset_align);
+    emit_end(e);
+}
+
+static void emit_buffer_facts(struct emit *e, const struct hf_buf_info *info)
+{
+    emit_str(e, "mem_type", "memory type", mem_type_words(info->mem_type));
+    emit_int(e, "device", info->device >= 0 ? "device" : NULL, info->device);
+    emit_int(e, "length", "length", (long long)info->length);
+    emit_bool(e, "host_accessible", "CPU can address it", info->host_accessible);
+    emit_bool(e, "registered", "registered", info->registered);
+}
+
+/* ---- the verdict --------------------------------------------------------------------------- */
+
+struct explain_state {
+    struct hf_file *file;
+    struct hf_buffer *buffer;
+};
+
+static void emit_candidates(struct emit *e, const struct hf_candidate *c, size_t n,
+                            const struct explain_state *st)
+{
+    emit_list(e, "backends", "Backends, in the order they would be tried");
+    if (n == 0)
+        emit_text(e, "none: no backend is loaded");
+    for (size_t i = 0; i < n; i++) {
+        unsigned index = c[i].backend->index;
+        bool file_declined = st->file->declined[index];
+        bool buffer_declined = st->buffer->declined[index];
+        bool candidate = c[i].score >= 0;
+        const char *declined = file_declined && buffer_declined ? " (declined file and buffer)"
+                               : file_declined                  ? " (declined the file)"
+                               : buffer_declined                ? " (declined the buffer)"
+                                                                : "";
+        if (candidate)
+            emit_item(e, "%zu. %s: score %d: %s", i + 1, c[i].backend->name, c[i].score,
+                      c[i].reason);
+        else
+            emit_item(e, "refused by %s: %s%s", c[i].backend->name, c[i].reason, declined);
+        emit_str(e, "name", NULL, c[i].backend->name);
+        emit_bool(e, "candidate", NULL, candidate);
+        if (candidate)
+            emit_int(e, "rank", NULL, (long long)i + 1);
+        else
+            emit_str(e, "rank", NULL, NULL);
+        emit_int(e, "score", NULL, c[i].score);
+        emit_str(e, "reason", NULL, c[i].reason);
+        emit_bool(e, "declined_file", NULL, file_declined);
+        emit_bool(e, "declined_buffer", NULL, buffer_declined);
+        emit_int(e, "priority", NULL, c[i].backend->priority);
+        emit_end(e);
+    }
+    emit_end(e);
+}
+
+/* What happens after the first candidate fails, as hf_selector_submit does it. */
+static void emit_retry_rule(struct emit *e, const struct hf_candidate *c, size_t usable)
+{
+    char text[1024];
+    enum hf_compat_mode mode = hf_config_compat_mode();
+    if (usable == 0)
+        snprintf(text, sizeof(text),
+                 "no backend would serve it: hipFileRead/hipFileWrite "
+                 "would fail with hipFileInternalError");
+    else if (usable == 1)
+        snprintf(text, sizeof(text), "%s is the only candidate: its result is final",
+                 c[0].backend->name);
+    else if (mode == HF_COMPAT_OFF)
+        snprintf(text, sizeof(text),
+                 "properties.compat_mode is off: %s's result is final, no other backend is tried",
+                 c[0].backend->name);
+    else
+        snprintf(text, sizeof(text),
+                 "if %s fails with ENODEV, EREMOTEIO or an errno its manifest lists, having moved "
+                 "nothing, %s serves the request next, and so on down the list",
+                 c[0].backend->name, c[1].backend->name);
+    emit_str(e, "fallback", "fallback chain", text);
+}
+
+static void emit_rank(struct emit *e, const struct check_options *opts,
+                      const struct explain_state *st, size_t *usable_p)
+{
+    size_t size = opts->size;
+    if (size > HF_IO_MAX_BYTES) {
+        size = HF_IO_MAX_BYTES;
+        emit_text(e, "(one call moves at most %zu bytes; the core asks the backends for that much)",
+                  (size_t)HF_IO_MAX_BYTES);
+    }
+    emit_int(e, "request_size", NULL, (long long)size);
+    /* Built as io.c builds it for hipFileRead/hipFileWrite. */
+    bool declined[HF_MAX_BACKENDS];
+    for (unsigned i = 0; i < HF_MAX_BACKENDS; i++)
+        declined[i] = st->file->declined[i] || st->buffer->declined[i];
+    int gpu_err = 0;
+    struct hf_io_request req = {
+        .struct_size = sizeof(req),
+        .op = opts->write ? HF_IO_WRITE : HF_IO_READ,
+        .file = &st->file->info,
+        .buf = &st->buffer->info,
+        .size = size,
+        .file_offset = opts->offset,
+        .buf_offset = 0,
+        .gpu_error_p = &gpu_err,
+    };
+    struct hf_candidate candidates[HF_MAX_BACKENDS];
+    size_t n = hf_selector_rank(&req, st->file->backend_ctx, st->buffer->backend_ctx, declined,
+                                candidates, HF_MAX_BACKENDS);
+    size_t usable = 0;
+    while (usable < n && candidates[usable].score >= 0)
+        usable++;
+
+    emit_candidates(e, candidates, n, st);
+    emit_list(e, "order", NULL);
+    for (size_t i = 0; i < usable; i++)
+        emit_elem(e, candidates[i].backend->name);
+    emit_end(e);
+    if (usable > 0) {
+        emit_str(e, "served_by", NULL, candidates[0].backend->name);
+        emit_int(e, "served_score", NULL, candidates[0].score);
+        emit_strf(e, NULL, "would be served by", "%s (score %d)", candidates[0].backend->name,
+                  candidates[0].score);
+    } else {
+        emit_str(e, "served_by", "would be served by", NULL);
+        emit_str(e, "served_score", NULL, NULL);
+    }
+    emit_str(e, "compat_mode", "compat mode", hf_setting_string(HF_SETTING_COMPAT_MODE));
+    emit_retry_rule(e, candidates, usable);
+    *usable_p = usable;
+}
+
+/* ---- the whole explanation ----------------------------------------------------------------- */
+
+static void emit_request(struct emit *e, const struct check_options *opts)
+{
+    emit_str(e, "file", "file", opts->explain);
+    emit_str(e, "op", "operation", opts->write ? "write" : "read");
+    emit_int(e, "size", "size", (long long)opts->size);
+    emit_int(e, "offset", "file offset", (long long)opts->offset);
+    emit_str(e, "mem", "memory", check_mem_name(opts->mem));
+}
+
+/* The core's last error line since @p from, or @p fallback. */
+static const char *logged_error(struct check_setup *s, off_t from, const char *fallback, char *buf,
+                                size_t size)
+{
+    char *log = capture_text(&s->capture, from);
+    const char *why = log != NULL ? log_last_error(log, buf, size) : NULL;
+    free(log);
+    return why != NULL ? why : fallback;
+}
+
+int explain_request(struct emit *e, struct check_setup *s, const struct check_options *opts, int fd)
+{
+    char why[2048];
+    int status = CHECK_EXIT_UNUSABLE;
+    off_t from = capture_mark(&s->capture);
+    struct explain_state st = {NULL, NULL};
+    struct explain_buffer buffer = {.base = NULL};
+    bool ranked = false;
+    bool failed = false; /* "error" of the explanation itself is set */
+
+    emit_section(e, "explain", "Request");
+    emit_request(e, opts);
+
+    if (check_setup_problem(s, why, sizeof(why)) != NULL) {
+        emit_strf(e, "error", "error", "the library cannot be set up: %s", why);
+        failed = true;
+        goto out;
+    }
+    /* Registration opens the driver, which loads the config again: capture from then on. */
+    hipFileOpError_t err = hf_driver_ensure_open();
+    capture_resume(&s->capture, HF_LOG_DEBUG);
+    if (err != hipFileSuccess) {
+        emit_strf(e, "error", "error", "the library cannot be set up: %s",
+                  logged_error(s, from, hipFileGetOpErrorString(err), why, sizeof(why)));
+        failed = true;
+        goto out;
+    }
+
+    hipFileDescr_t descr;
+    memset(&descr, 0, sizeof(descr));
+    descr.type = hipFileHandleTypeOpaqueFD;
+    descr.handle.fd = fd;
+    hipFileHandle_t fh = NULL;
+    hipFileError_t status_fh = hf_file_register(&fh, &descr);
+    if (status_fh.err != hipFileSuccess) {
+        emit_strf(e, "error", "error", "the core refuses the file: %s",
+                  logged_error(s, from, hipFileGetOpErrorString(status_fh.err), why, sizeof(why)));
+        failed = true;
+        goto out;
+    }
+    st.file = hf_file_acquire(fh);
+    if (st.file == NULL) {
+        emit_str(e, "error", "error", "the registered file vanished");
+        failed = true;
+        goto deregister_file;
+    }
+    emit_file_facts(e, &st.file->info);
+
+    const char *what = "";
+    int rc = buffer_alloc(&buffer, opts->mem, opts->size, &what);
+    emit_section(e, "buffer", "Buffer as registered");
+    if (rc != 0) {
+        const char *text = opts->mem == CHECK_MEM_HOST || rc == ENOSYS
+                               ? strerror(rc)
+                               : hf_gpu_runtime()->get_error_string(rc);
+        emit_strf(e, "error", "error", "%s of %zu bytes failed: %s", what, opts->size, text);
+        emit_end(e);
+        goto release_file;
+    }
+    hipFileError_t status_buf = hf_buffer_register(buffer.base, opts->size, 0);
+    if (status_buf.err == hipFileSuccess) {
+        struct hf_buf_info view;
+        int hip_err = 0;
+        if (hf_buffer_resolve(buffer.base, &st.buffer, &view, &hip_err) != hipFileSuccess)
+            st.buffer = NULL;
+    }
+    if (st.buffer == NULL) {
+        const char *core_says =
+            logged_error(s, from, hipFileGetOpErrorString(status_buf.err), why, sizeof(why));
+        /* Say what to change unless the core's own line already does. */
+        bool hint = opts->mem != CHECK_MEM_DEVICE &&
+                    !hf_setting_bool(HF_SETTING_ALLOW_SYSTEM_MEMORY) &&
+                    strstr(core_says, "allow_system_memory") == NULL;
+        emit_strf(e, "error", "error",
+                  "the core refuses this buffer before any backend sees it: %s%s", core_says,
+                  hint ? " (host memory is accepted only with properties.allow_system_memory = "
+                         "true)"
+                       : "");
+        emit_end(e);
+        goto deregister_buffer;
+    }
+    emit_buffer_facts(e, &st.buffer->info);
+    emit_str(e, "error", NULL, NULL);
+    emit_end(e);
+
+    size_t usable = 0;
+    emit_rank(e, opts, &st, &usable);
+    ranked = true;
+    status = usable > 0 ? CHECK_EXIT_USABLE : CHECK_EXIT_UNUSABLE;
+
+    hf_buffer_release(st.buffer);
+deregister_buffer:
+    if (status_buf.err == hipFileSuccess)
+        (void)hf_buffer_deregister(buffer.base);
+    buffer_free(&buffer);
+release_file:
+    hf_file_release(st.file);
+deregister_file:
+    hf_file_deregister(fh);
+out:
+    if (!ranked) {
+        /* Scripts find the same members whether or not the request got as far as the selector. */
+        emit_list(e, "backends", NULL);
+        emit_end(e);
+        emit_list(e, "order", NULL);
+        emit_end(e);
+        emit_str(e, "served_by", "would be served by", NULL);
+    }
+    if (!failed)
+        emit_str(e, "error", NULL, NULL);
+    emit_end(e);
+    s->explain_log = capture_text(&s->capture, from);
+    return status;
+}
