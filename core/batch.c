@@ -1,78 +1,179 @@
 /*
- * Batch I/O. This first implementation validates a submission as a whole, then runs its entries
- * through the same data path as hipFileRead/Write before returning, so every entry is complete
- * (or failed, with its result) when hipFileBatchIOGetStatus looks. Running entries concurrently on
- * the executor is tracked separately.
+ * Batch I/O (hipFileBatchIO*): contexts of up to max_nr outstanding entries. Submit validates a
+ * whole submission, then queues its entries on the executor; each runs through the same data path
+ * as hipFileRead/Write and its event is reported once by GetStatus, in the order entries finished.
  */
 #include "batch.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "config.h"
 #include "driver.h"
 #include "error.h"
+#include "executor.h"
 #include "io.h"
 #include "log.h"
 #include "registry.h"
 #include "stats.h"
 
-#define BATCH_MAX_ENTRIES 128
+#define NO_SLOT UINT_MAX
 
-struct batch {
-    struct batch *next;
-    unsigned max_nr;
-    unsigned done_len;       /* completed events not yet collected */
-    hipFileIOEvents_t *done; /* max_nr slots */
+enum slot_state {
+    SLOT_FREE,    /* on the free list */
+    SLOT_PENDING, /* accepted, queued for a worker (hipFilePending) */
+    SLOT_RUNNING, /* a worker is moving its data */
 };
 
-static pthread_mutex_t batch_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The entries of one hipFileBatchIOSubmit call, counted into the statistics when all are done. */
+struct submission {
+    unsigned entries;
+    unsigned left;     /* entries not yet finished or canceled */
+    uint64_t bytes[2]; /* moved, by enum hf_io_op */
+    uint64_t start_ns;
+};
+
+struct entry {
+    enum slot_state state;
+    unsigned next; /* pending queue or free list */
+    int op;        /* enum hf_io_op */
+    hipFileHandle_t fh;
+    void *base;
+    size_t size;
+    int64_t file_offset;
+    int64_t buf_offset;
+    void *cookie;
+    /* References taken at Submit and dropped before the event is queued, so a file or buffer
+     * with entries outstanding cannot be deregistered and is free to go once they are reported. */
+    struct hf_file *file;
+    struct hf_buffer *buffer; /* NULL for memory that is not registered */
+    struct submission *sub;
+};
+
+struct batch {
+    struct batch *next;     /* batch_list, under batch_list_lock */
+    pthread_mutex_t lock;   /* everything below */
+    pthread_cond_t changed; /* an event queued, an entry or task finished, a sleeper left */
+    unsigned max_nr;
+    struct entry *entries; /* max_nr slots */
+    unsigned free_head;
+    unsigned pending_head, pending_tail; /* oldest first */
+    unsigned in_flight;                  /* pending + running */
+    unsigned running;
+    unsigned tasks;            /* executor tasks for this batch queued or running */
+    unsigned sleepers;         /* threads that may wait on changed: GetStatus and Cancel */
+    hipFileIOEvents_t *events; /* ring of max_nr: finished, not yet reported */
+    unsigned events_head, events_len;
+};
+
+static pthread_mutex_t batch_list_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct batch *batch_list;
 
-/* Called with batch_lock held: a handle is used only if it is one we handed out and still own. */
-static struct batch *batch_find(hipFileBatchHandle_t handle)
+/*
+ * Find the batch behind @p handle and return it locked. A handle is used only if it is one we
+ * handed out and still own; lock order is batch_list_lock, then the batch.
+ */
+static struct batch *batch_enter(hipFileBatchHandle_t handle, const char *what)
 {
-    for (struct batch *b = batch_list; b != NULL; b = b->next) {
-        if ((void *)b == handle)
-            return b;
-    }
+    pthread_mutex_lock(&batch_list_lock);
+    struct batch *b = batch_list;
+    while (b != NULL && (void *)b != handle)
+        b = b->next;
+    if (b != NULL)
+        pthread_mutex_lock(&b->lock);
+    pthread_mutex_unlock(&batch_list_lock);
+    if (b == NULL)
+        hf_error("%s: unknown batch handle %p", what, handle);
+    return b;
+}
+
+static struct batch *batch_create(unsigned max_nr)
+{
+    struct batch *b = calloc(1, sizeof(*b));
+    if (b == NULL)
+        return NULL;
+    b->entries = calloc(max_nr, sizeof(*b->entries));
+    b->events = calloc(max_nr, sizeof(*b->events));
+    if (b->entries == NULL || b->events == NULL)
+        goto free_arrays;
+    pthread_condattr_t attr;
+    if (pthread_condattr_init(&attr) != 0)
+        goto free_arrays;
+    /* GetStatus timeouts are intervals: the wall clock stepping must not stretch or cut them. */
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    int rc = pthread_cond_init(&b->changed, &attr);
+    pthread_condattr_destroy(&attr);
+    if (rc != 0)
+        goto free_arrays;
+    pthread_mutex_init(&b->lock, NULL);
+    b->max_nr = max_nr;
+    for (unsigned i = 0; i < max_nr; i++)
+        b->entries[i].next = i + 1 < max_nr ? i + 1 : NO_SLOT;
+    b->free_head = 0;
+    b->pending_head = b->pending_tail = NO_SLOT;
+    return b;
+
+free_arrays:
+    free(b->events);
+    free(b->entries);
+    free(b);
     return NULL;
+}
+
+static void batch_free(struct batch *b)
+{
+    pthread_cond_destroy(&b->changed);
+    pthread_mutex_destroy(&b->lock);
+    free(b->events);
+    free(b->entries);
+    free(b);
 }
 
 static hipFileError_t batch_setup(hipFileBatchHandle_t *batch_idp, unsigned max_nr)
 {
-    if (batch_idp == NULL || max_nr == 0 || max_nr > BATCH_MAX_ENTRIES) {
+    if (batch_idp == NULL || max_nr == 0) {
         hf_error("hipFileBatchIOSetUp: %s",
-                 batch_idp == NULL ? "batch_idp is NULL" : "max_nr must be 1..128");
+                 batch_idp == NULL ? "batch_idp is NULL" : "max_nr is 0");
         return hf_status(hipFileInvalidValue);
     }
     hipFileOpError_t err = hf_driver_ensure_open();
     if (err != hipFileSuccess)
         return hf_status(err);
-    struct batch *b = calloc(1, sizeof(*b));
-    if (b != NULL)
-        b->done = calloc(max_nr, sizeof(*b->done));
-    if (b == NULL || b->done == NULL) {
-        free(b);
-        hf_error("hipFileBatchIOSetUp: out of memory");
+    /* Read after the open, so the limit is the configured one, not the built-in default. */
+    int64_t limit = hf_config_get_int("properties.max_batch_io_count");
+    if ((int64_t)max_nr > limit) {
+        hf_error("hipFileBatchIOSetUp: max_nr %u is over properties.max_batch_io_count (%lld)",
+                 max_nr, (long long)limit);
+        return hf_status(hipFileInvalidValue);
+    }
+    struct batch *b = batch_create(max_nr);
+    if (b == NULL) {
+        hf_error("hipFileBatchIOSetUp: out of memory for %u entries", max_nr);
         return hf_status(hipFileInternalError);
     }
-    b->max_nr = max_nr;
-    pthread_mutex_lock(&batch_lock);
+    pthread_mutex_lock(&batch_list_lock);
     b->next = batch_list;
     batch_list = b;
-    pthread_mutex_unlock(&batch_lock);
+    pthread_mutex_unlock(&batch_list_lock);
     *batch_idp = b;
     return hf_status(hipFileSuccess);
 }
 
-static bool entry_valid(const hipFileIOParams_t *p, unsigned index)
+/*
+ * Check entry @p index of a submission and fill *e from it, holding references on its file and
+ * registered buffer; false (logged) when the entry is invalid.
+ */
+static bool entry_prepare(struct entry *e, const hipFileIOParams_t *p, unsigned index)
 {
     int mode, opcode;
     memcpy(&mode, &p->mode, sizeof(mode));
     memcpy(&opcode, &p->opcode, sizeof(opcode));
+    struct hf_file *file = NULL;
+    struct hf_buffer *buffer = NULL;
     const char *why = NULL;
     if (mode != hipFileBatch)
         why = "mode is not hipFileBatch";
@@ -84,14 +185,9 @@ static bool entry_valid(const hipFileIOParams_t *p, unsigned index)
         why = "devPtr_offset is negative";
     else if (p->u.batch.devPtr_base == NULL)
         why = "devPtr_base is NULL";
+    else if ((file = hf_file_acquire(p->fh)) == NULL)
+        why = "fh is not registered";
     if (why == NULL) {
-        struct hf_file *file = hf_file_acquire(p->fh);
-        if (file == NULL)
-            why = "fh is not registered";
-        hf_file_release(file);
-    }
-    if (why == NULL) {
-        struct hf_buffer *buffer = NULL;
         struct hf_buf_info view;
         int hip_err = 0;
         if (hf_buffer_resolve(p->u.batch.devPtr_base, &buffer, &view, &hip_err) != hipFileSuccess) {
@@ -102,61 +198,183 @@ static bool entry_valid(const hipFileIOParams_t *p, unsigned index)
                 why = "devPtr_offset is past the buffer";
             else if (p->u.batch.size > length - (size_t)p->u.batch.devPtr_offset)
                 why = "size runs past the buffer";
-            hf_buffer_release(buffer);
         }
     }
-    if (why != NULL)
+    if (why != NULL) {
         hf_error("hipFileBatchIOSubmit: entry %u: %s", index, why);
-    return why == NULL;
+        hf_buffer_release(buffer);
+        hf_file_release(file);
+        return false;
+    }
+    *e = (struct entry){
+        .op = opcode == hipFileBatchWrite ? HF_IO_WRITE : HF_IO_READ,
+        .fh = p->fh,
+        .base = p->u.batch.devPtr_base,
+        .size = p->u.batch.size,
+        .file_offset = p->u.batch.file_offset,
+        .buf_offset = p->u.batch.devPtr_offset,
+        .cookie = p->cookie,
+        .file = file,
+        .buffer = buffer,
+    };
+    return true;
+}
+
+static void entry_drop_refs(struct entry *e)
+{
+    hf_buffer_release(e->buffer);
+    hf_file_release(e->file);
+    e->buffer = NULL;
+    e->file = NULL;
+}
+
+/* Called with b->lock held: queue the event of slot @p slot (its references already dropped). */
+static void entry_finish_locked(struct batch *b, unsigned slot, hipFileStatus_t status, ssize_t ret)
+{
+    struct entry *e = &b->entries[slot];
+    hipFileIOEvents_t *ev = &b->events[(b->events_head + b->events_len) % b->max_nr];
+    ev->cookie = e->cookie;
+    ev->status = status;
+    ev->ret = (size_t)ret;
+    b->events_len++;
+    b->in_flight--;
+
+    struct submission *sub = e->sub;
+    if (status == hipFileComplete)
+        sub->bytes[e->op] += (uint64_t)ret;
+    if (--sub->left == 0) {
+        hf_stats_batch_entries(sub->entries, sub->bytes[HF_IO_READ], sub->bytes[HF_IO_WRITE],
+                               hf_stats_now_ns() - sub->start_ns);
+        free(sub);
+    }
+    e->sub = NULL;
+    e->file = NULL;
+    e->buffer = NULL;
+    e->state = SLOT_FREE;
+    e->next = b->free_head;
+    b->free_head = slot;
+    pthread_cond_broadcast(&b->changed);
+}
+
+/*
+ * One executor task per submitted entry. A task runs the oldest pending entry rather than a fixed
+ * one, so Cancel can take entries out of the queue without finding their tasks; a task that finds
+ * the queue empty (its entry was canceled) just ends.
+ */
+static void entry_task(void *arg, unsigned index)
+{
+    (void)index;
+    struct batch *b = arg;
+    pthread_mutex_lock(&b->lock);
+    unsigned slot = b->pending_head;
+    if (slot != NO_SLOT) {
+        struct entry *e = &b->entries[slot];
+        b->pending_head = e->next;
+        if (b->pending_head == NO_SLOT)
+            b->pending_tail = NO_SLOT;
+        e->state = SLOT_RUNNING;
+        b->running++;
+        struct entry run = *e;
+        pthread_mutex_unlock(&b->lock);
+
+        ssize_t r = hf_io_run(run.op, run.fh, run.base, run.size, run.file_offset, run.buf_offset,
+                              "hipFileBatchIO entry");
+        if (r == -1)
+            r = -errno;
+        /* Dropped before the event is visible, so the caller may deregister at once. */
+        entry_drop_refs(&run);
+
+        pthread_mutex_lock(&b->lock);
+        b->running--;
+        entry_finish_locked(b, slot, r >= 0 ? hipFileComplete : hipFileFailed, r);
+    }
+    b->tasks--;
+    pthread_cond_broadcast(&b->changed);
+    /* Nothing may touch b after this: Destroy frees it once tasks reaches 0. */
+    pthread_mutex_unlock(&b->lock);
 }
 
 static hipFileError_t batch_submit(hipFileBatchHandle_t batch_idp, unsigned nr,
                                    hipFileIOParams_t *iocbp, unsigned flags)
 {
-    (void)flags;
+    (void)flags; /* reserved; AMD ignores it too */
+    uint64_t start_ns = hf_stats_now_ns();
     if (nr > 0 && iocbp == NULL) {
         hf_error("hipFileBatchIOSubmit: iocbp is NULL");
         return hf_status(hipFileInvalidValue);
     }
-    pthread_mutex_lock(&batch_lock);
-    struct batch *b = batch_find(batch_idp);
+    struct batch *b = batch_enter(batch_idp, "hipFileBatchIOSubmit");
+    if (b == NULL)
+        return hf_status(hipFileInvalidValue);
     hipFileOpError_t err = hipFileSuccess;
-    if (b == NULL) {
-        hf_error("hipFileBatchIOSubmit: unknown batch handle %p", batch_idp);
-        err = hipFileInvalidValue;
+    if (nr == 0)
         goto unlock;
-    }
-    if (nr > b->max_nr - b->done_len) {
-        hf_error("hipFileBatchIOSubmit: %u entries but room for %u", nr, b->max_nr - b->done_len);
+    unsigned room = b->max_nr - b->in_flight - b->events_len;
+    if (nr > room) {
+        hf_error("hipFileBatchIOSubmit: %u entries but room for %u of %u", nr, room, b->max_nr);
         err = hipFileBatchFull;
         goto unlock;
     }
+    struct submission *sub = malloc(sizeof(*sub));
+    if (sub == NULL) {
+        hf_error("hipFileBatchIOSubmit: out of memory");
+        err = hipFileInternalError;
+        goto unlock;
+    }
+    *sub = (struct submission){.entries = nr, .left = nr, .start_ns = start_ns};
+
+    /* All or nothing: every entry is checked (and its slot filled) before any is queued. */
+    unsigned first = NO_SLOT, last = NO_SLOT;
     for (unsigned i = 0; i < nr; i++) {
-        if (!entry_valid(&iocbp[i], i)) {
+        unsigned slot = b->free_head;
+        struct entry *e = &b->entries[slot];
+        unsigned next_free = e->next;
+        if (!entry_prepare(e, &iocbp[i], i)) {
+            e->next = next_free;
             err = hipFileInvalidValue;
-            goto unlock;
+            goto unprepare;
         }
+        b->free_head = next_free;
+        e->state = SLOT_PENDING;
+        e->sub = sub;
+        e->next = NO_SLOT;
+        if (last != NO_SLOT)
+            b->entries[last].next = slot;
+        else
+            first = slot;
+        last = slot;
     }
-    uint64_t start_ns = hf_stats_now_ns();
-    uint64_t bytes[2] = {0, 0};
-    for (unsigned i = 0; i < nr; i++) {
-        const hipFileIOParams_t *p = &iocbp[i];
-        int op = p->opcode == hipFileBatchWrite ? HF_IO_WRITE : HF_IO_READ;
-        ssize_t r =
-            hf_io_run(op, p->fh, p->u.batch.devPtr_base, p->u.batch.size, p->u.batch.file_offset,
-                      p->u.batch.devPtr_offset, "hipFileBatchIOSubmit");
-        if (r == -1)
-            r = -errno;
-        hipFileIOEvents_t *ev = &b->done[b->done_len++];
-        ev->cookie = p->cookie;
-        ev->status = r >= 0 ? hipFileComplete : hipFileFailed;
-        ev->ret = (size_t)r;
-        if (r > 0)
-            bytes[op] += (uint64_t)r;
+    int rc = hf_executor_submit(nr, entry_task, b);
+    if (rc < 0) {
+        hf_error("hipFileBatchIOSubmit: cannot queue %u entries on the I/O threads: %s", nr,
+                 strerror(-rc));
+        err = hipFileInternalError;
+        goto unprepare;
     }
-    hf_stats_batch_entries(nr, bytes[HF_IO_READ], bytes[HF_IO_WRITE], hf_stats_now_ns() - start_ns);
+    /* Workers wait for b->lock, so they see the whole submission at once. */
+    b->tasks += nr;
+    b->in_flight += nr;
+    if (b->pending_tail != NO_SLOT)
+        b->entries[b->pending_tail].next = first;
+    else
+        b->pending_head = first;
+    b->pending_tail = last;
+    goto unlock;
+
+unprepare:
+    while (first != NO_SLOT) {
+        struct entry *e = &b->entries[first];
+        unsigned next = e->next;
+        entry_drop_refs(e);
+        e->state = SLOT_FREE;
+        e->sub = NULL;
+        e->next = b->free_head;
+        b->free_head = first;
+        first = next;
+    }
+    free(sub);
 unlock:
-    pthread_mutex_unlock(&batch_lock);
+    pthread_mutex_unlock(&b->lock);
     return hf_status(err);
 }
 
@@ -165,42 +383,111 @@ static bool timeout_valid(const struct timespec *t)
     return t == NULL || (t->tv_sec >= 0 && t->tv_nsec >= 0 && t->tv_nsec < 1000000000L);
 }
 
+/* The monotonic time @p timeout from now; false when it is too far away to represent. */
+static bool deadline_after(const struct timespec *timeout, struct timespec *deadline_p)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (timeout->tv_sec > INT32_MAX)
+        return false; /* 68 years: as good as forever */
+    deadline_p->tv_sec = now.tv_sec + timeout->tv_sec;
+    deadline_p->tv_nsec = now.tv_nsec + timeout->tv_nsec;
+    if (deadline_p->tv_nsec >= 1000000000L) {
+        deadline_p->tv_sec++;
+        deadline_p->tv_nsec -= 1000000000L;
+    }
+    return true;
+}
+
 static hipFileError_t batch_getstatus(hipFileBatchHandle_t batch_idp, unsigned min_nr, unsigned *nr,
                                       hipFileIOEvents_t *iocbp, struct timespec *timeout)
 {
     if (iocbp == NULL || nr == NULL || *nr == 0 || min_nr > *nr || !timeout_valid(timeout)) {
-        hf_error("hipFileBatchIOGetStatus: invalid arguments (NULL pointer, *nr 0, min_nr > *nr "
-                 "or malformed timeout)");
+        hf_error("hipFileBatchIOGetStatus: %s", iocbp == NULL || nr == NULL ? "iocbp or nr is NULL"
+                                                : *nr == 0                  ? "*nr is 0"
+                                                : min_nr > *nr ? "min_nr is larger than *nr"
+                                                               : "timeout is malformed");
         return hf_status(hipFileInvalidValue);
     }
-    pthread_mutex_lock(&batch_lock);
-    struct batch *b = batch_find(batch_idp);
-    if (b == NULL) {
-        pthread_mutex_unlock(&batch_lock);
-        hf_error("hipFileBatchIOGetStatus: unknown batch handle %p", batch_idp);
+    bool poll = timeout != NULL && timeout->tv_sec == 0 && timeout->tv_nsec == 0;
+    struct timespec deadline;
+    bool forever = timeout == NULL || !deadline_after(timeout, &deadline);
+    struct batch *b = batch_enter(batch_idp, "hipFileBatchIOGetStatus");
+    if (b == NULL)
         return hf_status(hipFileInvalidValue);
+    b->sleepers++;
+    for (;;) {
+        /* Capped at what is outstanding, so a wait for more than was submitted still ends. */
+        unsigned outstanding = b->in_flight + b->events_len;
+        unsigned want = min_nr < outstanding ? min_nr : outstanding;
+        if (b->events_len >= want || poll)
+            break;
+        if (forever)
+            pthread_cond_wait(&b->changed, &b->lock);
+        else if (pthread_cond_timedwait(&b->changed, &b->lock, &deadline) == ETIMEDOUT)
+            break;
     }
-    /* Every submitted entry is already complete, so min_nr never has to be waited for. */
-    unsigned n = b->done_len < *nr ? b->done_len : *nr;
-    memcpy(iocbp, b->done, n * sizeof(*iocbp));
-    memmove(b->done, b->done + n, (b->done_len - n) * sizeof(*b->done));
-    b->done_len -= n;
+    unsigned n = b->events_len < *nr ? b->events_len : *nr;
+    for (unsigned i = 0; i < n; i++)
+        iocbp[i] = b->events[(b->events_head + i) % b->max_nr];
+    b->events_head = (b->events_head + n) % b->max_nr;
+    b->events_len -= n;
+    if (--b->sleepers == 0)
+        pthread_cond_broadcast(&b->changed); /* Destroy may be waiting for us to leave */
+    pthread_mutex_unlock(&b->lock);
     *nr = n;
-    pthread_mutex_unlock(&batch_lock);
     return hf_status(hipFileSuccess);
+}
+
+/*
+ * Called with b->lock held: report every entry that has not started as canceled, and take back
+ * their executor tasks (tasks already claimed find the queue empty and end).
+ */
+static void batch_cancel_pending_locked(struct batch *b)
+{
+    unsigned canceled = 0;
+    while (b->pending_head != NO_SLOT) {
+        unsigned slot = b->pending_head;
+        struct entry *e = &b->entries[slot];
+        b->pending_head = e->next;
+        entry_drop_refs(e);
+        entry_finish_locked(b, slot, hipFileCanceled, 0);
+        canceled++;
+    }
+    b->pending_tail = NO_SLOT;
+    b->tasks -= hf_executor_withdraw(entry_task, b);
+    if (canceled > 0)
+        hf_debug("batch %p: %u entries canceled before they started", (void *)b, canceled);
 }
 
 static hipFileError_t batch_cancel(hipFileBatchHandle_t batch_idp)
 {
-    pthread_mutex_lock(&batch_lock);
-    struct batch *b = batch_find(batch_idp);
-    pthread_mutex_unlock(&batch_lock);
-    if (b == NULL) {
-        hf_error("hipFileBatchIOCancel: unknown batch handle %p", batch_idp);
+    struct batch *b = batch_enter(batch_idp, "hipFileBatchIOCancel");
+    if (b == NULL)
         return hf_status(hipFileInvalidValue);
-    }
-    /* Nothing is ever left unstarted: entries run to completion inside Submit. */
+    batch_cancel_pending_locked(b);
+    b->sleepers++;
+    while (b->running > 0)
+        pthread_cond_wait(&b->changed, &b->lock);
+    if (--b->sleepers == 0)
+        pthread_cond_broadcast(&b->changed);
+    pthread_mutex_unlock(&b->lock);
     return hf_status(hipFileSuccess);
+}
+
+/*
+ * Free a batch already taken off batch_list (so no new call can find it): cancel what has not
+ * started, then wait for running entries, for tasks claimed by workers, and for threads sleeping
+ * in GetStatus or Cancel, which wake once nothing is in flight and leave with what finished.
+ */
+static void batch_retire(struct batch *b)
+{
+    pthread_mutex_lock(&b->lock);
+    batch_cancel_pending_locked(b);
+    while (b->running > 0 || b->tasks > 0 || b->sleepers > 0)
+        pthread_cond_wait(&b->changed, &b->lock);
+    pthread_mutex_unlock(&b->lock);
+    batch_free(b);
 }
 
 HIPFILE_API hipFileError_t hipFileBatchIOSetUp(hipFileBatchHandle_t *batch_idp, unsigned max_nr)
@@ -236,34 +523,33 @@ HIPFILE_API hipFileError_t hipFileBatchIOCancel(hipFileBatchHandle_t batch_idp)
     return e;
 }
 
-static void batch_unlink_locked(struct batch *b)
-{
-    for (struct batch **pp = &batch_list; *pp != NULL; pp = &(*pp)->next) {
-        if (*pp == b) {
-            *pp = b->next;
-            break;
-        }
-    }
-    free(b->done);
-    free(b);
-}
-
 HIPFILE_API void hipFileBatchIODestroy(hipFileBatchHandle_t batch_idp)
 {
-    pthread_mutex_lock(&batch_lock);
-    struct batch *b = batch_find(batch_idp);
+    pthread_mutex_lock(&batch_list_lock);
+    struct batch **pp = &batch_list;
+    while (*pp != NULL && (void *)*pp != batch_idp)
+        pp = &(*pp)->next;
+    struct batch *b = *pp;
     if (b != NULL)
-        batch_unlink_locked(b);
-    pthread_mutex_unlock(&batch_lock);
+        *pp = b->next;
+    pthread_mutex_unlock(&batch_list_lock);
     hf_stats_batch(HF_STATS_BATCH_DESTROY, b != NULL);
-    if (b == NULL)
+    if (b == NULL) {
         hf_warn("hipFileBatchIODestroy: unknown batch handle %p ignored", batch_idp);
+        return;
+    }
+    batch_retire(b);
 }
 
 void hf_batch_drop_all(void)
 {
-    pthread_mutex_lock(&batch_lock);
-    while (batch_list != NULL)
-        batch_unlink_locked(batch_list);
-    pthread_mutex_unlock(&batch_lock);
+    pthread_mutex_lock(&batch_list_lock);
+    struct batch *b = batch_list;
+    batch_list = NULL;
+    pthread_mutex_unlock(&batch_list_lock);
+    while (b != NULL) {
+        struct batch *next = b->next;
+        batch_retire(b);
+        b = next;
+    }
 }

@@ -1,8 +1,8 @@
 /*
- * Worker pool behind hf_executor_run. A job is a task function, an index range and a completion
- * count, kept on the submitter's stack; workers claim indices from the oldest job that has some
- * left, so concurrent requests share the pool in arrival order. Workers start on first use and
- * live as long as the process (no destructor touches them).
+ * Worker pool behind hf_executor_run and hf_executor_submit. A job is a task function, an index
+ * range and a completion count; workers take one index from the job at the head of the queue and
+ * move that job to the back, so concurrent jobs (split requests, batch entries) share the pool in
+ * turn. Workers start on first use and live as long as the process (no destructor touches them).
  */
 #include "executor.h"
 
@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
@@ -20,46 +21,57 @@ struct job {
     void (*task)(void *arg, unsigned index);
     void *arg;
     unsigned n;
-    unsigned claimed; /* indices handed out, under pool_lock */
-    unsigned done;    /* indices finished, under pool_lock */
-    pthread_cond_t finished;
+    unsigned claimed;        /* indices handed out, under pool_lock */
+    unsigned done;           /* indices finished, under pool_lock */
+    bool detached;           /* from hf_executor_submit: the pool frees it after its last task */
+    pthread_cond_t finished; /* hf_executor_run's caller waits here; unused when detached */
 };
 
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t pool_work = PTHREAD_COND_INITIALIZER;
-static struct job *job_head, *job_tail; /* jobs with unclaimed indices, oldest first */
+static struct job *job_head, *job_tail; /* jobs with unclaimed indices, next to serve first */
 static unsigned worker_count;
 static bool workers_started;
 
-/* Called with pool_lock held; removes a job once every index has been claimed. */
-static bool job_claim_locked(struct job *job, unsigned *index_p)
+/* Called with pool_lock held. */
+static void queue_append_locked(struct job *job)
 {
-    if (job->claimed >= job->n)
-        return false;
-    *index_p = job->claimed++;
-    if (job->claimed == job->n) {
-        struct job **pp = &job_head;
-        struct job *prev = NULL;
-        while (*pp != NULL && *pp != job) {
-            prev = *pp;
-            pp = &(*pp)->next;
-        }
-        if (*pp == job) {
-            *pp = job->next;
-            if (job_tail == job)
-                job_tail = prev;
-        }
-    }
-    return true;
+    job->next = NULL;
+    if (job_tail != NULL)
+        job_tail->next = job;
+    else
+        job_head = job;
+    job_tail = job;
 }
 
-/* Called with pool_lock held, returns with it held. */
+/* Called with pool_lock held; @p job must be queued. */
+static void queue_remove_locked(struct job *job)
+{
+    struct job *prev = NULL;
+    for (struct job *j = job_head; j != NULL; prev = j, j = j->next) {
+        if (j != job)
+            continue;
+        if (prev != NULL)
+            prev->next = j->next;
+        else
+            job_head = j->next;
+        if (job_tail == j)
+            job_tail = prev;
+        return;
+    }
+}
+
+/* Called with pool_lock held, returns with it held; @p job may be freed on return. */
 static void job_run_one_locked(struct job *job, unsigned index)
 {
     pthread_mutex_unlock(&pool_lock);
     job->task(job->arg, index);
     pthread_mutex_lock(&pool_lock);
-    if (++job->done == job->n)
+    if (++job->done < job->n)
+        return;
+    if (job->detached)
+        free(job);
+    else
         pthread_cond_signal(&job->finished);
 }
 
@@ -71,9 +83,14 @@ static void *worker_main(void *unused)
         while (job_head == NULL)
             pthread_cond_wait(&pool_work, &pool_lock);
         struct job *job = job_head;
-        unsigned index;
-        if (job_claim_locked(job, &index))
-            job_run_one_locked(job, index);
+        job_head = job->next;
+        if (job_head == NULL)
+            job_tail = NULL;
+        unsigned index = job->claimed++;
+        /* Back of the queue: the next free worker serves the next job, not this one again. */
+        if (job->claimed < job->n)
+            queue_append_locked(job);
+        job_run_one_locked(job, index);
     }
     return NULL;
 }
@@ -127,19 +144,73 @@ int hf_executor_run(unsigned n, void (*task)(void *arg, unsigned index), void *a
     pthread_cond_init(&job.finished, NULL);
     pthread_mutex_lock(&pool_lock);
     workers_start_locked();
-    if (job_tail != NULL)
-        job_tail->next = &job;
-    else
-        job_head = &job;
-    job_tail = &job;
+    queue_append_locked(&job);
     pthread_cond_broadcast(&pool_work);
-    /* The caller works on its own job until nothing is left to claim, then waits. */
-    unsigned index;
-    while (job_claim_locked(&job, &index))
+    /*
+     * The caller works on its own job until nothing is left to claim, then waits only for pieces
+     * other threads are running; so a task may call this without waiting on a busy pool.
+     */
+    while (job.claimed < job.n) {
+        unsigned index = job.claimed++;
+        if (job.claimed == job.n)
+            queue_remove_locked(&job);
         job_run_one_locked(&job, index);
+    }
     while (job.done < job.n)
         pthread_cond_wait(&job.finished, &pool_lock);
     pthread_mutex_unlock(&pool_lock);
     pthread_cond_destroy(&job.finished);
     return 0;
+}
+
+int hf_executor_submit(unsigned n, void (*task)(void *arg, unsigned index), void *arg)
+{
+    if (task == NULL)
+        return -EINVAL;
+    if (n == 0)
+        return 0;
+    struct job *job = calloc(1, sizeof(*job));
+    if (job == NULL)
+        return -ENOMEM;
+    *job = (struct job){.task = task, .arg = arg, .n = n, .detached = true};
+    pthread_mutex_lock(&pool_lock);
+    workers_start_locked();
+    if (worker_count == 0) {
+        pthread_mutex_unlock(&pool_lock);
+        free(job);
+        return -EAGAIN;
+    }
+    queue_append_locked(job);
+    pthread_cond_broadcast(&pool_work);
+    pthread_mutex_unlock(&pool_lock);
+    return 0;
+}
+
+unsigned hf_executor_withdraw(void (*task)(void *arg, unsigned index), const void *arg)
+{
+    unsigned taken = 0;
+    pthread_mutex_lock(&pool_lock);
+    struct job *prev = NULL, *job = job_head;
+    while (job != NULL) {
+        struct job *next = job->next;
+        if (!job->detached || job->task != task || job->arg != arg) {
+            prev = job;
+            job = next;
+            continue;
+        }
+        if (prev != NULL)
+            prev->next = next;
+        else
+            job_head = next;
+        if (job_tail == job)
+            job_tail = prev;
+        taken += job->n - job->claimed;
+        job->n = job->claimed;
+        /* Claimed tasks still running free the job when the last of them finishes. */
+        if (job->done == job->n)
+            free(job);
+        job = next;
+    }
+    pthread_mutex_unlock(&pool_lock);
+    return taken;
 }

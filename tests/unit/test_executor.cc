@@ -1,7 +1,13 @@
-/* The executor runs every index of a job exactly once, concurrently, with the caller helping. */
+/*
+ * The executor runs every index of a job exactly once, concurrently, with the caller helping;
+ * queued (asynchronous) jobs never run on the caller, can be withdrawn, and share the workers
+ * with split requests, including requests split from inside a worker.
+ */
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -78,4 +84,197 @@ TEST(Executor, ConcurrentSubmittersAllComplete)
 TEST(Executor, NullTaskIsRejected)
 {
     EXPECT_EQ(hf_executor_run(3, nullptr, nullptr), -EINVAL);
+}
+
+namespace
+{
+
+/* Tasks that hold a worker until the test opens the gate. */
+struct Gate {
+    std::mutex m;
+    std::condition_variable cv;
+    bool open = false;
+    std::atomic<int> arrived{0};
+    std::atomic<int> left{0};
+
+    static void Task(void *arg, unsigned)
+    {
+        auto *g = static_cast<Gate *>(arg);
+        g->arrived++;
+        {
+            std::unique_lock<std::mutex> lock(g->m);
+            g->cv.wait(lock, [g] { return g->open; });
+        }
+        g->left++; /* the last touch of *g */
+    }
+    ~Gate()
+    {
+        Open();
+        while (left.load() < arrived.load())
+            std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+    /* Occupy every worker; returns once all of them are parked here. */
+    void HoldAllWorkers(unsigned workers)
+    {
+        ASSERT_EQ(hf_executor_submit(workers, Task, this), 0);
+        while (arrived.load() < (int)workers)
+            std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+    void Open()
+    {
+        std::lock_guard<std::mutex> lock(m);
+        open = true;
+        cv.notify_all();
+    }
+};
+
+/* Counts finished tasks and lets the test wait for a number of them, with a deadline. */
+struct Finished {
+    std::mutex m;
+    std::condition_variable cv;
+    unsigned count = 0;
+    std::vector<std::thread::id> threads;
+
+    static void Task(void *arg, unsigned)
+    {
+        auto *f = static_cast<Finished *>(arg);
+        std::lock_guard<std::mutex> lock(f->m);
+        f->count++;
+        f->threads.push_back(std::this_thread::get_id());
+        f->cv.notify_all();
+    }
+    bool WaitFor(unsigned n)
+    {
+        std::unique_lock<std::mutex> lock(m);
+        return cv.wait_for(lock, std::chrono::seconds(30), [&] { return count >= n; });
+    }
+};
+
+unsigned Workers()
+{
+    return hf_executor_width() - 1;
+}
+
+} // namespace
+
+TEST(Executor, SubmitReturnsBeforeTasksRunAndRunsEachOnce)
+{
+    Gate gate;
+    gate.HoldAllWorkers(Workers());
+    Finished f;
+    ASSERT_EQ(hf_executor_submit(50, Finished::Task, &f), 0);
+    {
+        std::lock_guard<std::mutex> lock(f.m);
+        EXPECT_EQ(f.count, 0u) << "every worker is held, and the caller never runs a task";
+    }
+    gate.Open();
+    ASSERT_TRUE(f.WaitFor(50));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::lock_guard<std::mutex> lock(f.m);
+    EXPECT_EQ(f.count, 50u);
+    for (auto id : f.threads)
+        EXPECT_NE(id, std::this_thread::get_id());
+}
+
+TEST(Executor, SubmitOfNothingAndNullTask)
+{
+    EXPECT_EQ(hf_executor_submit(0, Finished::Task, nullptr), 0);
+    EXPECT_EQ(hf_executor_submit(3, nullptr, nullptr), -EINVAL);
+}
+
+TEST(Executor, WithdrawTakesBackOnlyUnclaimedTasksOfThatArgument)
+{
+    Gate gate;
+    gate.HoldAllWorkers(Workers());
+    Finished mine, other;
+    ASSERT_EQ(hf_executor_submit(10, Finished::Task, &mine), 0);
+    ASSERT_EQ(hf_executor_submit(3, Finished::Task, &mine), 0);
+    ASSERT_EQ(hf_executor_submit(4, Finished::Task, &other), 0);
+    EXPECT_EQ(hf_executor_withdraw(Finished::Task, &mine), 13u);
+    EXPECT_EQ(hf_executor_withdraw(Finished::Task, &mine), 0u);
+    EXPECT_EQ(hf_executor_withdraw(CountTask, &other), 0u) << "another task function";
+    gate.Open();
+    ASSERT_TRUE(other.WaitFor(4));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::lock_guard<std::mutex> lock(mine.m);
+    EXPECT_EQ(mine.count, 0u);
+}
+
+TEST(Executor, WithdrawLeavesTasksAlreadyRunning)
+{
+    Gate gate;
+    unsigned workers = Workers();
+    ASSERT_EQ(hf_executor_submit(workers + 5, Gate::Task, &gate), 0);
+    while (gate.arrived.load() < (int)workers)
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+    EXPECT_EQ(hf_executor_withdraw(Gate::Task, &gate), 5u);
+    gate.Open();
+}
+
+namespace
+{
+
+struct Nested {
+    std::atomic<int> inner_done{0};
+    Finished outer;
+    static void Task(void *arg, unsigned)
+    {
+        auto *n = static_cast<Nested *>(arg);
+        Counts c(40);
+        if (hf_executor_run(40, CountTask, &c) == 0) {
+            bool all = true;
+            for (auto &h : c.hits)
+                all = all && h.load() == 1;
+            if (all)
+                n->inner_done++;
+        }
+        Finished::Task(&n->outer, 0);
+    }
+};
+
+} // namespace
+
+TEST(Executor, SplitRequestsFromInsideEveryWorkerComplete)
+{
+    /* Every worker runs a task that itself splits a request: nobody is free to help, and the
+     * nested callers must still finish by claiming their own pieces. */
+    unsigned tasks = Workers() * 3;
+    Nested n;
+    ASSERT_EQ(hf_executor_submit(tasks, Nested::Task, &n), 0);
+    ASSERT_TRUE(n.outer.WaitFor(tasks)) << "nested split requests deadlocked";
+    EXPECT_EQ(n.inner_done.load(), (int)tasks);
+}
+
+namespace
+{
+
+struct Slow {
+    std::atomic<int> on_worker{0};
+    std::thread::id caller;
+    static void Task(void *arg, unsigned)
+    {
+        auto *s = static_cast<Slow *>(arg);
+        if (std::this_thread::get_id() != s->caller)
+            s->on_worker++;
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+};
+
+void SleepTask(void *, unsigned)
+{
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
+} // namespace
+
+TEST(Executor, SplitRequestSharesWorkersWithAQueuedBacklog)
+{
+    /* A long queue of asynchronous work must not keep the workers from a later split request:
+     * they take turns between queued jobs. */
+    ASSERT_EQ(hf_executor_submit(2000, SleepTask, nullptr), 0);
+    Slow s;
+    s.caller = std::this_thread::get_id();
+    ASSERT_EQ(hf_executor_run(40, Slow::Task, &s), 0);
+    EXPECT_GT(s.on_worker.load(), 0) << "workers served only the backlog";
+    EXPECT_GT(hf_executor_withdraw(SleepTask, nullptr), 0u) << "the backlog was still queued";
 }
