@@ -5,16 +5,37 @@
  */
 #include "../api/api_test.h"
 
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <random>
-#include <vector>
+#include <string>
 #include <thread>
-#include <atomic>
-#include <sys/stat.h>
+#include <vector>
 
 namespace
 {
+
+/*
+ * Variants of a backend: the plugin to enable and the settings of its group. "fallback-bounce"
+ * stages host-accessible device memory (the host emulation's) through pinned slots and GPU copies,
+ * so the staging pipeline runs on machines without a GPU; "fallback-direct" also sends every
+ * aligned read through O_DIRECT, cached or not.
+ */
+struct BackendVariant {
+    const char *test_name;
+    const char *plugin;
+    const char *group;
+};
+
+const BackendVariant kVariants[] = {
+    {"fallback-bounce", "fallback", "fallback = {\n  bounce_host_accessible = true;\n};\n"},
+    {"fallback-direct", "fallback",
+     "fallback = {\n  bounce_host_accessible = true;\n  direct_io = \"always\";\n};\n"},
+};
 
 class BackendEnvironment : public ::testing::Environment
 {
@@ -24,9 +45,17 @@ class BackendEnvironment : public ::testing::Environment
         const char *backend = getenv("HIPFILE_TEST_BACKEND");
         if (backend == nullptr || backend[0] == '\0')
             backend = "fallback";
+        std::string plugin = backend;
+        std::string group;
+        for (const BackendVariant &v : kVariants) {
+            if (plugin == v.test_name) {
+                plugin = v.plugin;
+                group = v.group;
+            }
+        }
         char *conf = hf_test_path("conformance.conf");
         std::string text = std::string("plugins = {\n  directory = \"") + HF_TEST_PLUGIN_DIR +
-                           "\";\n  enable = [ \"" + backend + "\" ];\n};\n";
+                           "\";\n  enable = [ \"" + plugin + "\" ];\n};\n" + group;
         ASSERT_EQ(hf_test_write_text(conf, text.c_str()), 0);
         setenv("HIPFILE_CONFIG", conf, 1);
         free(conf);
@@ -128,6 +157,76 @@ TEST_F(ReadWriteTest, RandomWritesReadBackAndLandInTheFile)
         auto bytes = DeviceBytes(0, size);
         ASSERT_EQ(hf_test_pattern_check(bytes.data(), size, file_offset, wseed), -1);
     }
+}
+
+TEST_F(ReadWriteTest, LargeRequestsSplitAcrossWorkersMatchByteForByte)
+{
+    std::mt19937_64 rng(4242);
+    for (int i = 0; i < 12; i++) {
+        size_t size = (1 << 20) + rng() % (dev_size - (1 << 20));
+        size_t buf_offset = rng() % (dev_size - size + 1);
+        size_t file_offset = rng() % (2 * file_size) + (i % 3 == 0 ? 0 : rng() % 4096);
+        uint32_t wseed = 2000 + (uint32_t)i;
+        std::vector<uint8_t> src(size);
+        hf_test_pattern_fill(src.data(), size, file_offset, wseed);
+        ASSERT_EQ(hipMemcpy(static_cast<char *>(dev) + buf_offset, src.data(), size,
+                            hipMemcpyHostToDevice),
+                  hipSuccess);
+        ASSERT_EQ(hipFileWrite(fh, dev, size, (hoff_t)file_offset, (hoff_t)buf_offset),
+                  (ssize_t)size)
+            << "size " << size << " file_offset " << file_offset;
+        std::vector<uint8_t> back(size);
+        ASSERT_EQ(pread(fd, back.data(), size, (off_t)file_offset), (ssize_t)size);
+        ASSERT_EQ(hf_test_pattern_check(back.data(), size, file_offset, wseed), -1);
+
+        ASSERT_EQ(hipMemset(dev, 0, dev_size), hipSuccess);
+        size_t read_offset = (size_t)rng() % 8192;
+        ASSERT_EQ(hipFileRead(fh, dev, size, (hoff_t)file_offset, (hoff_t)read_offset),
+                  (ssize_t)size);
+        auto bytes = DeviceBytes(read_offset, size);
+        ASSERT_EQ(hf_test_pattern_check(bytes.data(), size, file_offset, wseed), -1)
+            << "size " << size << " file_offset " << file_offset;
+    }
+}
+
+TEST_F(ReadWriteTest, ConcurrentLargeReadersGetTheirOwnBytes)
+{
+    const size_t region = dev_size / 4;
+    std::vector<std::thread> pool;
+    std::atomic<int> bad{0};
+    for (int t = 0; t < 4; t++) {
+        pool.emplace_back([&, t] {
+            std::mt19937_64 rng(100 + t);
+            for (int i = 0; i < 4; i++) {
+                size_t size = region - rng() % 4096;
+                size_t file_offset = rng() % (file_size - size);
+                size_t buf_offset = (size_t)t * region;
+                if (hipFileRead(fh, dev, size, (hoff_t)file_offset, (hoff_t)buf_offset) !=
+                    (ssize_t)size) {
+                    bad++;
+                    continue;
+                }
+                std::vector<uint8_t> out(size);
+                if (hipMemcpy(out.data(), static_cast<char *>(dev) + buf_offset, size,
+                              hipMemcpyDeviceToHost) != hipSuccess ||
+                    hf_test_pattern_check(out.data(), size, file_offset, seed) != -1)
+                    bad++;
+            }
+        });
+    }
+    for (auto &th : pool)
+        th.join();
+    EXPECT_EQ(bad.load(), 0);
+}
+
+TEST_F(ReadWriteTest, LargeReadStraddlingEofIsShortByExactlyTheMissingBytes)
+{
+    const size_t size = 6 << 20;
+    const size_t file_offset = 4096 * 3;
+    ssize_t n = hipFileRead(fh, dev, size, (hoff_t)file_offset, 0);
+    ASSERT_EQ(n, (ssize_t)(file_size - file_offset));
+    auto bytes = DeviceBytes(0, (size_t)n);
+    EXPECT_EQ(hf_test_pattern_check(bytes.data(), (size_t)n, file_offset, seed), -1);
 }
 
 TEST_F(ReadWriteTest, ReadAtOrPastEofReturnsZero)

@@ -1,10 +1,9 @@
-// The fallback plugin driven through its ABI alone: the built module is dlopen'ed and handed a fake
-// host whose GPU copies are memcpy and whose system calls inject faults, and every byte a request
-// moves is checked against the harness's patterns. The shared bounce pool and alignment helpers
-// are tested directly at the end.
+// The fallback plugin driven through its ABI alone (the fake host is in fallback_fake_host.h):
+// every byte a request moves is checked against the harness's patterns. The shared bounce and
+// staging pools and the alignment helpers are tested directly at the end. Splitting, the O_DIRECT
+// rule and faults inside split requests have their own files (fallback_*_test.cc).
 #include <dlfcn.h>
 #include <fcntl.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,607 +13,23 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
-#include <cstdarg>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <random>
 #include <string>
 #include <thread>
-#include <utility>
 #include <vector>
 
 #include "common/align.h"
 #include "common/bounce_pool.h"
-#include "hf_harness.h"
-#include "hipfile/backend.h"
+#include "common/staging_pool.h"
+#include "fallback_fake_host.h"
 
 namespace
 {
 
-constexpr size_t kKiB = 1024;
-constexpr size_t kMiB = 1024 * 1024;
-constexpr size_t kDefaultBounceSize = 4 * kMiB;
-constexpr int kFakeOutOfMemory = 2;
-constexpr int kFakeCopyFailure = 77;
-constexpr int kFakeNoDevice = 101;
-constexpr uint8_t kUntouched = 0xA5;
-
-// ---------------------------------------------------------------------------------------------
-// The fake host: state shared with the plugin's threads, reset for every test.
-
-struct SysFaults {
-    std::atomic<int> calls{0};
-    std::atomic<int> eintr_every{0}; // every n-th call fails with EINTR first
-    std::atomic<int> eintr_seen{0};
-    std::atomic<int> fail_from{-1}; // calls from this index on fail with fail_errno
-    std::atomic<int> fail_errno{0};
-    std::atomic<int> zero_from{-1};     // calls from this index on move nothing and return 0
-    std::atomic<bool> overstate{false}; // claim one byte more than asked for
-    std::atomic<size_t> max_bytes{0};   // cap on the bytes one call moves (short I/O)
-};
-
-struct FakeState {
-    std::mutex mu;
-    std::vector<std::pair<int, std::string>> log_lines;
-    std::map<std::string, std::pair<int, int64_t>> config; // key -> (config_int result, value)
-    std::vector<std::pair<uintptr_t, size_t>> pinned;
-    std::vector<std::pair<uintptr_t, size_t>> device_ranges;
-
-    std::atomic<int> alloc_calls{0};
-    std::atomic<int> alloc_fail_from{-1};
-    std::atomic<int> pinned_live{0};
-    std::atomic<int> pinned_live_max{0};
-    std::atomic<size_t> pinned_size{0};
-    std::atomic<int> bad_frees{0};
-
-    std::atomic<int> memcpy_calls{0};
-    std::atomic<int> memcpy_fail_from{-1};
-    std::atomic<int> copies_without_pinned{0};
-    std::atomic<int> copy_device{-1};
-
-    std::atomic<int> set_device_calls{0};
-    std::atomic<int> set_device_fail_from{-1};
-
-    std::atomic<int> syscalls_on_device_memory{0};
-    SysFaults pread_faults;
-    SysFaults pwrite_faults;
-};
-
-FakeState *g_fake;
-thread_local int t_current_device = 0;
-
-bool RangeInside(const std::vector<std::pair<uintptr_t, size_t>> &ranges, const void *p, size_t n)
-{
-    auto lo = reinterpret_cast<uintptr_t>(p);
-    for (const auto &r : ranges) {
-        if (lo >= r.first && lo + n <= r.first + r.second)
-            return true;
-    }
-    return false;
-}
-
-bool RangeOverlaps(const std::vector<std::pair<uintptr_t, size_t>> &ranges, const void *p, size_t n)
-{
-    auto lo = reinterpret_cast<uintptr_t>(p);
-    for (const auto &r : ranges) {
-        if (lo < r.first + r.second && r.first < lo + n)
-            return true;
-    }
-    return false;
-}
-
-void FakeLog(const hf_host_api *, int level, const char *fmt, ...)
-{
-    char line[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof(line), fmt, ap);
-    va_end(ap);
-    std::lock_guard<std::mutex> lock(g_fake->mu);
-    g_fake->log_lines.emplace_back(level, line);
-}
-
-int FakeConfigInt(const hf_host_api *, const char *key, int64_t *value_p)
-{
-    auto it = g_fake->config.find(key);
-    if (it == g_fake->config.end())
-        return -ENOENT;
-    if (it->second.first != 0)
-        return it->second.first;
-    *value_p = it->second.second;
-    return 0;
-}
-
-int FakeConfigBool(const hf_host_api *, const char *, bool *)
-{
-    return -ENOENT;
-}
-
-int FakeConfigString(const hf_host_api *, const char *, const char **)
-{
-    return -ENOENT;
-}
-
-int FakePointerInfo(const void *, hf_gpu_pointer_info *)
-{
-    return 1;
-}
-
-int FakeDeviceCount(int *count_p)
-{
-    *count_p = 2;
-    return 0;
-}
-
-int FakeGetDevice(int *device_p)
-{
-    *device_p = t_current_device;
-    return 0;
-}
-
-int FakeSetDevice(int device)
-{
-    int call = g_fake->set_device_calls++;
-    int fail_from = g_fake->set_device_fail_from;
-    if (fail_from >= 0 && call >= fail_from)
-        return kFakeNoDevice;
-    t_current_device = device;
-    return 0;
-}
-
-int FakeHostAllocPinned(void **ptr_p, size_t size)
-{
-    int call = g_fake->alloc_calls++;
-    int fail_from = g_fake->alloc_fail_from;
-    if (fail_from >= 0 && call >= fail_from)
-        return kFakeOutOfMemory;
-    void *p = aligned_alloc(4096, hf_align_up(size, 4096));
-    if (p == nullptr)
-        return kFakeOutOfMemory;
-    std::lock_guard<std::mutex> lock(g_fake->mu);
-    g_fake->pinned.emplace_back(reinterpret_cast<uintptr_t>(p), size);
-    g_fake->pinned_size = size;
-    int live = ++g_fake->pinned_live;
-    if (live > g_fake->pinned_live_max)
-        g_fake->pinned_live_max = live;
-    *ptr_p = p;
-    return 0;
-}
-
-int FakeHostFreePinned(void *ptr)
-{
-    std::lock_guard<std::mutex> lock(g_fake->mu);
-    auto it = std::find_if(g_fake->pinned.begin(), g_fake->pinned.end(), [ptr](const auto &r) {
-        return r.first == reinterpret_cast<uintptr_t>(ptr);
-    });
-    if (it == g_fake->pinned.end()) {
-        g_fake->bad_frees++;
-        return 1;
-    }
-    g_fake->pinned.erase(it);
-    g_fake->pinned_live--;
-    free(ptr);
-    return 0;
-}
-
-int FakeMemcpySync(void *dst, const void *src, size_t size)
-{
-    int call = g_fake->memcpy_calls++;
-    int fail_from = g_fake->memcpy_fail_from;
-    if (fail_from >= 0 && call >= fail_from)
-        return kFakeCopyFailure;
-    {
-        std::lock_guard<std::mutex> lock(g_fake->mu);
-        if (!RangeInside(g_fake->pinned, dst, size) && !RangeInside(g_fake->pinned, src, size))
-            g_fake->copies_without_pinned++;
-    }
-    g_fake->copy_device = t_current_device;
-    memcpy(dst, src, size);
-    return 0;
-}
-
-int FakeMemcpyAsync(void *dst, const void *src, size_t size, void *)
-{
-    return FakeMemcpySync(dst, src, size);
-}
-
-int FakeStreamCreate(void **stream_p)
-{
-    *stream_p = nullptr;
-    return 0;
-}
-
-int FakeStreamOp(void *)
-{
-    return 0;
-}
-
-const char *FakeErrorString(int err)
-{
-    return err == 0 ? "fakeSuccess" : "fakeFailure";
-}
-
-bool TouchesDevice(const void *buf, size_t count)
-{
-    std::lock_guard<std::mutex> lock(g_fake->mu);
-    return RangeOverlaps(g_fake->device_ranges, buf, count);
-}
-
-// Applies the fault plan; returns true with *result_p set when the call is answered by a fault.
-bool InjectFault(SysFaults &f, size_t *count_inout, ssize_t *result_p)
-{
-    int call = f.calls++;
-    int every = f.eintr_every;
-    if (every > 0 && call % every == 0) {
-        f.eintr_seen++;
-        errno = EINTR;
-        *result_p = -1;
-        return true;
-    }
-    int fail_from = f.fail_from;
-    if (fail_from >= 0 && call >= fail_from) {
-        errno = f.fail_errno;
-        *result_p = -1;
-        return true;
-    }
-    int zero_from = f.zero_from;
-    if (zero_from >= 0 && call >= zero_from) {
-        *result_p = 0;
-        return true;
-    }
-    if (f.overstate) {
-        *result_p = static_cast<ssize_t>(*count_inout) + 1;
-        return true;
-    }
-    size_t cap = f.max_bytes;
-    if (cap != 0 && *count_inout > cap)
-        *count_inout = cap;
-    return false;
-}
-
-ssize_t FakePread(int fd, void *buf, size_t count, off_t offset)
-{
-    if (TouchesDevice(buf, count))
-        g_fake->syscalls_on_device_memory++;
-    ssize_t result;
-    if (InjectFault(g_fake->pread_faults, &count, &result))
-        return result;
-    return pread(fd, buf, count, offset);
-}
-
-ssize_t FakePwrite(int fd, const void *buf, size_t count, off_t offset)
-{
-    if (TouchesDevice(buf, count))
-        g_fake->syscalls_on_device_memory++;
-    ssize_t result;
-    if (InjectFault(g_fake->pwrite_faults, &count, &result))
-        return result;
-    return pwrite(fd, buf, count, offset);
-}
-
-int FakeIoctl(int fd, unsigned long request, void *arg)
-{
-    return ioctl(fd, request, arg);
-}
-
-hf_gpu_ops MakeGpu()
-{
-    hf_gpu_ops gpu{};
-    gpu.struct_size = sizeof(gpu);
-    gpu.name = "fake";
-    gpu.pointer_info = FakePointerInfo;
-    gpu.device_count = FakeDeviceCount;
-    gpu.get_device = FakeGetDevice;
-    gpu.set_device = FakeSetDevice;
-    gpu.host_alloc_pinned = FakeHostAllocPinned;
-    gpu.host_free_pinned = FakeHostFreePinned;
-    gpu.memcpy_sync = FakeMemcpySync;
-    gpu.memcpy_async = FakeMemcpyAsync;
-    gpu.stream_create = FakeStreamCreate;
-    gpu.stream_destroy = FakeStreamOp;
-    gpu.stream_synchronize = FakeStreamOp;
-    gpu.error_string = FakeErrorString;
-    return gpu;
-}
-
-hf_sys_ops MakeSys()
-{
-    hf_sys_ops sys{};
-    sys.struct_size = sizeof(sys);
-    sys.pread = FakePread;
-    sys.pwrite = FakePwrite;
-    sys.fstat = fstat;
-    sys.fdatasync = fdatasync;
-    sys.ioctl = FakeIoctl;
-    return sys;
-}
-
-const hf_gpu_ops kFakeGpu = MakeGpu();
-const hf_sys_ops kFakeSys = MakeSys();
-
-hf_host_api MakeHost()
-{
-    hf_host_api host{};
-    host.struct_size = sizeof(host);
-    host.abi_minor = HF_BACKEND_ABI_MINOR;
-    host.log = FakeLog;
-    host.config_int = FakeConfigInt;
-    host.config_bool = FakeConfigBool;
-    host.config_string = FakeConfigString;
-    host.gpu = &kFakeGpu;
-    host.sys = &kFakeSys;
-    return host;
-}
-
-bool LogHas(int level, const std::string &needle)
-{
-    std::lock_guard<std::mutex> lock(g_fake->mu);
-    for (const auto &line : g_fake->log_lines) {
-        if (line.first == level && line.second.find(needle) != std::string::npos)
-            return true;
-    }
-    return false;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Memory and files.
-
-struct MemKind {
-    const char *name;
-    int mem_type;
-    int device;
-    bool host_accessible;
-    bool bounces; // whether the fallback must go through the GPU copy
-};
-
-const MemKind kDevice = {"Device", HF_MEM_DEVICE, 0, false, true};
-const MemKind kHostPinned = {"HostPinned", HF_MEM_HOST_PINNED, -1, true, false};
-const MemKind kPageable = {"Pageable", HF_MEM_UNKNOWN, -1, true, false};
-const MemKind kManaged = {"Managed", HF_MEM_MANAGED, 0, true, false};
-
-// A buffer with guard bytes on both sides of its extent, all bytes starting as kUntouched. Device
-// buffers are plain host memory the fake system calls refuse to see touched.
-class Buffer
-{
-  public:
-    static constexpr size_t kGuard = 64;
-
-    Buffer(size_t length, const MemKind &kind)
-        : bytes_(length + 2 * kGuard, kUntouched), length_(length), kind_(kind)
-    {
-        if (kind_.bounces) {
-            std::lock_guard<std::mutex> lock(g_fake->mu);
-            g_fake->device_ranges.emplace_back(reinterpret_cast<uintptr_t>(data()), length_);
-        }
-    }
-    ~Buffer()
-    {
-        if (kind_.bounces) {
-            std::lock_guard<std::mutex> lock(g_fake->mu);
-            auto &r = g_fake->device_ranges;
-            r.erase(std::remove(r.begin(), r.end(),
-                                std::make_pair(reinterpret_cast<uintptr_t>(data()), length_)),
-                    r.end());
-        }
-    }
-    Buffer(const Buffer &) = delete;
-    Buffer &operator=(const Buffer &) = delete;
-
-    uint8_t *data()
-    {
-        return bytes_.data() + kGuard;
-    }
-    size_t length() const
-    {
-        return length_;
-    }
-    hf_buf_info Info()
-    {
-        hf_buf_info info{};
-        info.struct_size = sizeof(info);
-        info.mem_type = kind_.mem_type;
-        info.base = data();
-        info.length = length_;
-        info.device = kind_.device;
-        info.host_accessible = kind_.host_accessible;
-        return info;
-    }
-    // Whether every byte outside [from, to) of the extent, and every guard byte, is untouched.
-    bool UntouchedOutside(size_t from, size_t to) const
-    {
-        for (size_t i = 0; i < bytes_.size(); i++) {
-            size_t extent_index = i - kGuard;
-            bool inside = i >= kGuard && extent_index >= from && extent_index < to;
-            if (!inside && bytes_[i] != kUntouched)
-                return false;
-        }
-        return true;
-    }
-
-  private:
-    std::vector<uint8_t> bytes_;
-    size_t length_;
-    MemKind kind_;
-};
-
-struct File {
-    int fd = -1;
-    int status_flags = 0;
-    std::string path;
-};
-
-// Whole-file contents through the real system call, for checking writes.
-std::vector<uint8_t> ReadWholeFile(int fd)
-{
-    struct stat st;
-    EXPECT_EQ(fstat(fd, &st), 0);
-    std::vector<uint8_t> bytes(static_cast<size_t>(st.st_size));
-    size_t done = 0;
-    while (done < bytes.size()) {
-        ssize_t n = pread(fd, bytes.data() + done, bytes.size() - done, static_cast<off_t>(done));
-        if (n <= 0)
-            break;
-        done += static_cast<size_t>(n);
-    }
-    EXPECT_EQ(done, bytes.size());
-    return bytes;
-}
-
-// ---------------------------------------------------------------------------------------------
-// The plugin, loaded once per process as the core would: plugins are never unloaded.
-
-struct LoadedPlugin {
-    void *handle = nullptr;
-    hf_backend_entry_fn entry = nullptr;
-    std::string error;
-};
-
-const LoadedPlugin &Plugin()
-{
-    static LoadedPlugin plugin = [] {
-        LoadedPlugin p;
-        const char *path = HF_TEST_PLUGIN_DIR "/libhipfile-fallback.so";
-        p.handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-        if (p.handle == nullptr) {
-            p.error = dlerror();
-            return p;
-        }
-        p.entry = reinterpret_cast<hf_backend_entry_fn>(dlsym(p.handle, HF_BACKEND_ENTRY_SYMBOL));
-        if (p.entry == nullptr)
-            p.error = std::string("no entry symbol in ") + path;
-        return p;
-    }();
-    return plugin;
-}
-
-class FallbackPlugin : public ::testing::Test
-{
-  protected:
-    void SetUp() override
-    {
-        fake_ = std::make_unique<FakeState>();
-        g_fake = fake_.get();
-        t_current_device = 0;
-        host_ = MakeHost();
-        const LoadedPlugin &plugin = Plugin();
-        ASSERT_NE(plugin.entry, nullptr) << plugin.error;
-        uint32_t minor = HF_BACKEND_ABI_MINOR;
-        ASSERT_EQ(plugin.entry(&host_, &minor, &ops_), 0);
-        ASSERT_NE(ops_, nullptr);
-    }
-
-    void TearDown() override
-    {
-        Fini();
-        for (const File &f : files_)
-            close(f.fd);
-        EXPECT_EQ(fake_->pinned_live, 0) << "pinned bounce buffers outlived fini";
-        EXPECT_EQ(fake_->bad_frees, 0);
-        g_fake = nullptr;
-    }
-
-    void SetConfig(const char *key, int64_t value)
-    {
-        fake_->config[key] = {0, value};
-    }
-
-    void Init()
-    {
-        ASSERT_EQ(ops_->init(&host_, &backend_), 0);
-        ASSERT_NE(backend_, nullptr);
-    }
-
-    // Small bounce buffers so that ordinary test files span many chunks and outgrow the pool.
-    void InitSmallPool(int64_t size_kib = 12, int64_t buffers = 2)
-    {
-        SetConfig("bounce_buffer_size_kb", size_kib);
-        SetConfig("bounce_buffers", buffers);
-        Init();
-    }
-
-    void Fini()
-    {
-        if (backend_ != nullptr)
-            ops_->fini(backend_);
-        backend_ = nullptr;
-    }
-
-    File OpenPatternFile(const std::string &name, uint64_t size, uint32_t seed, int flags = O_RDWR)
-    {
-        File f;
-        char *path = hf_test_path(name.c_str());
-        f.path = path;
-        free(path);
-        EXPECT_EQ(hf_test_pattern_file(f.path.c_str(), size, seed), 0);
-        f.fd = open(f.path.c_str(), flags | O_CLOEXEC);
-        EXPECT_GE(f.fd, 0) << f.path << ": " << strerror(errno);
-        f.status_flags = fcntl(f.fd, F_GETFL);
-        files_.push_back(f);
-        return f;
-    }
-
-    hf_io_request Request(int op, const File &f, hf_file_info *file, hf_buf_info *buf,
-                          int64_t buf_offset, size_t size, int64_t file_offset, int *gpu_error_p)
-    {
-        *file = hf_file_info{};
-        file->struct_size = sizeof(*file);
-        file->fd = f.fd;
-        file->direct_fd = -1;
-        file->kind = HF_FILE_REGULAR;
-        file->mode = S_IFREG | 0644;
-        file->status_flags = f.status_flags;
-        snprintf(file->fs_name, sizeof(file->fs_name), "unknown");
-        hf_io_request req{};
-        req.struct_size = sizeof(req);
-        req.op = op;
-        req.file = file;
-        req.buf = buf;
-        req.size = size;
-        req.file_offset = file_offset;
-        req.buf_offset = buf_offset;
-        req.gpu_error_p = gpu_error_p;
-        return req;
-    }
-
-    ssize_t Io(int op, const File &f, Buffer &b, int64_t buf_offset, size_t size,
-               int64_t file_offset, int *gpu_error_p = nullptr)
-    {
-        hf_file_info file;
-        hf_buf_info buf = b.Info();
-        hf_io_request req = Request(op, f, &file, &buf, buf_offset, size, file_offset, gpu_error_p);
-        return op == HF_IO_READ ? ops_->read(backend_, &req) : ops_->write(backend_, &req);
-    }
-
-    ssize_t Read(const File &f, Buffer &b, int64_t buf_offset, size_t size, int64_t file_offset,
-                 int *gpu_error_p = nullptr)
-    {
-        return Io(HF_IO_READ, f, b, buf_offset, size, file_offset, gpu_error_p);
-    }
-
-    ssize_t Write(const File &f, Buffer &b, int64_t buf_offset, size_t size, int64_t file_offset,
-                  int *gpu_error_p = nullptr)
-    {
-        return Io(HF_IO_WRITE, f, b, buf_offset, size, file_offset, gpu_error_p);
-    }
-
-    int Score(const File &f, hf_buf_info buf, const char **reason_p)
-    {
-        hf_file_info file;
-        hf_io_request req = Request(HF_IO_READ, f, &file, &buf, 0, 1, 0, nullptr);
-        return ops_->score(backend_, &req, reason_p);
-    }
-
-    std::unique_ptr<FakeState> fake_;
-    hf_host_api host_{};
-    const hf_backend_ops *ops_ = nullptr;
-    void *backend_ = nullptr;
-    std::vector<File> files_;
-};
+using namespace fallback_test;
 
 // ---------------------------------------------------------------------------------------------
 // The ABI surface.
@@ -657,8 +72,10 @@ TEST_F(FallbackPlugin, OnlyTheEntrySymbolIsExported)
 {
     void *handle = Plugin().handle;
     EXPECT_NE(dlsym(handle, HF_BACKEND_ENTRY_SYMBOL), nullptr);
-    for (const char *name : {"fallback_read", "fallback_write", "fallback_ops",
-                             "hf_bounce_pool_take", "hf_bounce_pool_create", "pread_full"})
+    for (const char *name :
+         {"fallback_read", "fallback_write", "fallback_ops", "hf_bounce_pool_take",
+          "hf_bounce_pool_create", "hf_staging_pool_take", "hf_fallback_transfer",
+          "hf_fallback_piece_run", "hf_fallback_window_read", "hf_fallback_settings_read"})
         EXPECT_EQ(dlsym(handle, name), nullptr) << name << " is exported";
 }
 
@@ -700,16 +117,28 @@ TEST_F(FallbackPlugin, ScoresLowButPositiveForEveryAddressableMemoryKind)
 {
     Init();
     File f = OpenPatternFile("score", 4096, 1);
-    for (const MemKind &kind : {kDevice, kHostPinned, kPageable, kManaged}) {
+    for (const MemKind &kind : {kDevice, kDeviceCoherent, kHostPinned, kPageable, kManaged}) {
         Buffer b(4096, kind);
         const char *reason = nullptr;
         int score = Score(f, b.Info(), &reason);
         EXPECT_GT(score, 0) << kind.name;
         EXPECT_LT(score, 100) << kind.name << ": a direct path should outscore the fallback";
         ASSERT_NE(reason, nullptr);
-        EXPECT_EQ(std::string(reason).find("bounce") != std::string::npos, kind.bounces)
+        EXPECT_EQ(std::string(reason).find("staging") != std::string::npos, kind.bounces)
             << kind.name << ": " << reason;
     }
+}
+
+TEST_F(FallbackPlugin, ScoreReasonSaysStagingWhenHostAccessibleDeviceMemoryIsBounced)
+{
+    SetConfigBool("bounce_host_accessible", true);
+    Init();
+    File f = OpenPatternFile("score-bounce", 4096, 1);
+    Buffer b(4096, kDeviceCoherent);
+    const char *reason = nullptr;
+    EXPECT_GT(Score(f, b.Info(), &reason), 0);
+    ASSERT_NE(reason, nullptr);
+    EXPECT_NE(std::string(reason).find("staging"), std::string::npos) << reason;
 }
 
 TEST_F(FallbackPlugin, ScoreRefusesArrayMemoryWithAReason)
@@ -772,7 +201,7 @@ size_t RandomSize(std::mt19937_64 &rng, size_t max)
 TEST_P(FallbackRandomIo, RandomReadsReturnExactlyTheFileBytes)
 {
     const MemKind &kind = GetParam();
-    InitSmallPool();
+    InitSplitting();
     const uint64_t file_size = 3 * kMiB + 123;
     const uint32_t seed = 11;
     File f = OpenPatternFile(std::string("random-read-") + kind.name, file_size, seed);
@@ -800,7 +229,7 @@ TEST_P(FallbackRandomIo, RandomReadsReturnExactlyTheFileBytes)
     if (kind.bounces) {
         EXPECT_GT(fake_->memcpy_calls, 0);
         EXPECT_EQ(fake_->copies_without_pinned, 0);
-        EXPECT_LE(fake_->pinned_live_max, 2);
+        EXPECT_LE(fake_->pinned_live_max, 4 * 2) << "4 slots of 2 buffers";
     } else {
         EXPECT_EQ(fake_->memcpy_calls, 0);
         EXPECT_EQ(fake_->alloc_calls, 0);
@@ -810,7 +239,7 @@ TEST_P(FallbackRandomIo, RandomReadsReturnExactlyTheFileBytes)
 TEST_P(FallbackRandomIo, RandomWritesReadBackExactly)
 {
     const MemKind &kind = GetParam();
-    InitSmallPool();
+    InitSplitting();
     const uint64_t initial_size = kMiB + 77;
     File f = OpenPatternFile(std::string("random-write-") + kind.name, initial_size, 5);
     std::vector<uint8_t> expected_file(initial_size);
@@ -838,10 +267,12 @@ TEST_P(FallbackRandomIo, RandomWritesReadBackExactly)
     EXPECT_TRUE(ReadWholeFile(f.fd) == expected_file);
     EXPECT_EQ(fake_->syscalls_on_device_memory, 0);
     EXPECT_EQ(fake_->memcpy_calls > 0, kind.bounces);
+    EXPECT_GT(fake_->parallel_runs, 0) << "the larger requests were split";
 }
 
 INSTANTIATE_TEST_SUITE_P(MemoryKinds, FallbackRandomIo,
-                         ::testing::Values(kDevice, kHostPinned, kPageable, kManaged),
+                         ::testing::Values(kDevice, kDeviceCoherent, kHostPinned, kPageable,
+                                           kManaged),
                          [](const ::testing::TestParamInfo<MemKind> &info) {
                              return std::string(info.param.name);
                          });
@@ -954,9 +385,9 @@ TEST_F(FallbackPlugin, HostMemoryIsReadWithoutAGpuCopy)
     EXPECT_EQ(fake_->set_device_calls, 0);
 }
 
-TEST_F(FallbackPlugin, DeviceMemoryIsReadThroughPinnedBounceBuffersOneChunkAtATime)
+TEST_F(FallbackPlugin, DeviceMemoryIsReadThroughOneStagingSlotOneChunkAtATime)
 {
-    InitSmallPool(4, 2);
+    InitSerial(4, 2);
     const size_t size = kMiB + 5;
     File f = OpenPatternFile("device-path", size, 2);
     Buffer b(size, kDevice);
@@ -965,20 +396,68 @@ TEST_F(FallbackPlugin, DeviceMemoryIsReadThroughPinnedBounceBuffersOneChunkAtATi
     EXPECT_EQ(fake_->memcpy_calls, static_cast<int>((size + 4095) / 4096));
     EXPECT_EQ(fake_->copies_without_pinned, 0);
     EXPECT_EQ(fake_->syscalls_on_device_memory, 0);
-    EXPECT_EQ(fake_->alloc_calls, 1) << "one thread reuses one bounce buffer";
+    EXPECT_EQ(fake_->alloc_calls, 2) << "one slot: two pinned buffers, reused for every chunk";
+    EXPECT_EQ(fake_->streams_created, 2) << "one slot: one stream per buffer";
     EXPECT_EQ(fake_->pinned_size, 4 * kKiB);
+    EXPECT_EQ(fake_->parallel_runs, 0) << "served whole on the calling thread";
 }
 
-TEST_F(FallbackPlugin, DeviceMemoryTheCpuCanAddressStillGoesThroughTheGpu)
+TEST_F(FallbackPlugin, DeviceMemoryIsWrittenThroughOneStagingSlotOneChunkAtATime)
+{
+    InitSerial(4, 2);
+    const size_t size = 256 * kKiB + 5;
+    File f = OpenPatternFile("device-write-path", 0, 0);
+    Buffer b(size, kDevice);
+    hf_test_pattern_fill(b.data(), size, 0, 6);
+    ASSERT_EQ(Write(f, b, 0, size, 0), static_cast<ssize_t>(size));
+    std::vector<uint8_t> contents = ReadWholeFile(f.fd);
+    ASSERT_EQ(contents.size(), size);
+    EXPECT_EQ(hf_test_pattern_check(contents.data(), size, 0, 6), -1);
+    EXPECT_EQ(fake_->memcpy_calls, static_cast<int>((size + 4095) / 4096));
+    EXPECT_EQ(fake_->pwrite_faults.calls, static_cast<int>((size + 4095) / 4096));
+    EXPECT_EQ(fake_->alloc_calls, 2);
+    EXPECT_EQ(fake_->syscalls_on_device_memory, 0);
+}
+
+TEST_F(FallbackPlugin, DeviceMemoryTheCpuCanAddressIsMovedStraight)
 {
     InitSmallPool(4);
     File f = OpenPatternFile("device-coherent", 64 * kKiB, 2);
-    MemKind coherent = kDevice;
-    coherent.host_accessible = true;
-    Buffer b(64 * kKiB, coherent);
+    Buffer b(64 * kKiB, kDeviceCoherent);
+    ASSERT_EQ(Read(f, b, 0, 64 * kKiB, 0), 64 * 1024);
+    EXPECT_EQ(hf_test_pattern_check(b.data(), 64 * kKiB, 0, 2), -1);
+    ASSERT_EQ(Write(f, b, 0, 64 * kKiB, 64 * kKiB), 64 * 1024);
+    EXPECT_EQ(hf_test_pattern_check(ReadWholeFile(f.fd).data() + 64 * kKiB, 64 * kKiB, 0, 2), -1);
+    EXPECT_EQ(fake_->memcpy_calls, 0);
+    EXPECT_EQ(fake_->alloc_calls, 0);
+    EXPECT_EQ(fake_->set_device_calls, 0);
+}
+
+TEST_F(FallbackPlugin, BounceHostAccessibleStagesDeviceMemoryTheCpuCanAddress)
+{
+    SetConfigBool("bounce_host_accessible", true);
+    InitSerial(4);
+    File f = OpenPatternFile("device-coherent-staged", 64 * kKiB, 2);
+    MemKind staged = kDeviceCoherent;
+    staged.bounces = true;
+    Buffer b(64 * kKiB, staged);
     ASSERT_EQ(Read(f, b, 0, 64 * kKiB, 0), 64 * 1024);
     EXPECT_EQ(hf_test_pattern_check(b.data(), 64 * kKiB, 0, 2), -1);
     EXPECT_EQ(fake_->memcpy_calls, 16);
+    EXPECT_EQ(fake_->syscalls_on_device_memory, 0);
+    EXPECT_TRUE(LogHas(HF_LOG_INFO, "host-accessible device memory staged"));
+}
+
+TEST_F(FallbackPlugin, BounceHostAccessibleLeavesHostMemoryStraight)
+{
+    SetConfigBool("bounce_host_accessible", true);
+    InitSerial(4);
+    File f = OpenPatternFile("host-not-staged", 64 * kKiB, 2);
+    for (const MemKind &kind : {kHostPinned, kPageable, kManaged}) {
+        Buffer b(64 * kKiB, kind);
+        ASSERT_EQ(Read(f, b, 0, 64 * kKiB, 0), 64 * 1024) << kind.name;
+    }
+    EXPECT_EQ(fake_->memcpy_calls, 0);
 }
 
 TEST_F(FallbackPlugin, HostMemoryTheCpuCannotAddressGoesThroughTheGpu)
@@ -1002,14 +481,14 @@ TEST_F(FallbackPlugin, CopiesRunOnTheBuffersDeviceAndTheCallersDeviceIsRestored)
     MemKind second_gpu = kDevice;
     second_gpu.device = 1;
     Buffer b(16 * kKiB, second_gpu);
-    t_current_device = 0;
+    SetCurrentDevice(0);
     ASSERT_EQ(Read(f, b, 0, 16 * kKiB, 0), 16 * 1024);
     EXPECT_EQ(fake_->copy_device, 1);
-    EXPECT_EQ(t_current_device, 0);
+    EXPECT_EQ(CurrentDevice(), 0);
     EXPECT_EQ(fake_->set_device_calls, 2);
     ASSERT_EQ(Write(f, b, 0, 16 * kKiB, 0), 16 * 1024);
     EXPECT_EQ(fake_->copy_device, 1);
-    EXPECT_EQ(t_current_device, 0);
+    EXPECT_EQ(CurrentDevice(), 0);
 }
 
 TEST_F(FallbackPlugin, TheCurrentDeviceIsLeftAloneWhenItIsTheBuffers)
@@ -1019,10 +498,10 @@ TEST_F(FallbackPlugin, TheCurrentDeviceIsLeftAloneWhenItIsTheBuffers)
     MemKind second_gpu = kDevice;
     second_gpu.device = 1;
     Buffer b(16 * kKiB, second_gpu);
-    t_current_device = 1;
+    SetCurrentDevice(1);
     ASSERT_EQ(Read(f, b, 0, 16 * kKiB, 0), 16 * 1024);
     EXPECT_EQ(fake_->set_device_calls, 0);
-    EXPECT_EQ(t_current_device, 1);
+    EXPECT_EQ(CurrentDevice(), 1);
 }
 
 TEST_F(FallbackPlugin, SetDeviceFailureReturnsEgpuWithTheRuntimeCode)
@@ -1384,27 +863,29 @@ TEST_F(FallbackPlugin, ConcurrentRequestsStayCorrectAndTheBoundedPoolIsShared)
     std::vector<uint8_t> contents = ReadWholeFile(out.fd);
     ASSERT_EQ(contents.size(), threads * region);
     EXPECT_EQ(hf_test_pattern_check(contents.data(), contents.size(), 0, 30), -1);
-    EXPECT_LE(fake_->pinned_live_max, 2);
-    EXPECT_LE(fake_->alloc_calls, 2);
+    EXPECT_LE(fake_->pinned_live_max, 2 * 2) << "two slots of two buffers";
+    EXPECT_LE(fake_->alloc_calls, 2 * 2);
     EXPECT_EQ(fake_->copies_without_pinned, 0);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Configuration.
 
-TEST_F(FallbackPlugin, DefaultBounceBuffersAreFourMib)
+TEST_F(FallbackPlugin, DefaultsAreFourMibChunksAndSixteenSlots)
 {
     Init();
     File f = OpenPatternFile("defaults", 8192, 8);
     Buffer b(8192, kDevice);
     ASSERT_EQ(Read(f, b, 0, 8192, 0), 8192);
-    EXPECT_EQ(fake_->pinned_size, kDefaultBounceSize);
-    EXPECT_TRUE(LogHas(HF_LOG_INFO, "8 pinned bounce buffers of 4096 KiB"));
+    EXPECT_EQ(fake_->pinned_size, kDefaultChunkSize);
+    EXPECT_TRUE(LogHas(HF_LOG_INFO, "chunks of 4096 KiB; up to 16 staging slots per GPU"));
+    EXPECT_TRUE(LogHas(HF_LOG_INFO, "requests over 1024 KiB split into pieces of at least 1024"));
+    EXPECT_TRUE(LogHas(HF_LOG_INFO, "O_DIRECT reads auto"));
 }
 
-TEST_F(FallbackPlugin, ConfiguredBounceBufferSizeIsUsed)
+TEST_F(FallbackPlugin, ConfiguredChunkSizeIsUsed)
 {
-    SetConfig("bounce_buffer_size_kb", 12);
+    SetConfig("chunk_size_kb", 12);
     Init();
     File f = OpenPatternFile("configured-size", 8192, 8);
     Buffer b(8192, kDevice);
@@ -1412,7 +893,7 @@ TEST_F(FallbackPlugin, ConfiguredBounceBufferSizeIsUsed)
     EXPECT_EQ(fake_->pinned_size, 12 * kKiB);
 }
 
-TEST_F(FallbackPlugin, ConfiguredBufferCountBoundsThePool)
+TEST_F(FallbackPlugin, ConfiguredSlotCountBoundsThePool)
 {
     InitSmallPool(4, 1);
     File f = OpenPatternFile("configured-count", 256 * kKiB, 8);
@@ -1421,56 +902,109 @@ TEST_F(FallbackPlugin, ConfiguredBufferCountBoundsThePool)
     for (int t = 0; t < 4; t++) {
         workers.emplace_back([&] {
             Buffer b(256 * kKiB, kDevice);
-            if (Read(f, b, 0, 256 * kKiB, 0) != 256 * 1024)
+            if (Read(f, b, 0, 256 * kKiB, 0) != 256 * 1024 ||
+                hf_test_pattern_check(b.data(), 256 * kKiB, 0, 8) != -1)
                 failures++;
         });
     }
     for (std::thread &w : workers)
         w.join();
     EXPECT_EQ(failures, 0);
-    EXPECT_EQ(fake_->alloc_calls, 1);
+    EXPECT_EQ(fake_->alloc_calls, 2) << "one slot of two buffers, shared by four threads";
+    EXPECT_EQ(fake_->streams_created, 2);
 }
 
-class FallbackBadBounceSize : public FallbackPlugin,
-                              public ::testing::WithParamInterface<std::pair<int, int64_t>>
+TEST_F(FallbackPlugin, RetiredKeysAreReportedAsIgnored)
+{
+    SetConfig("bounce_buffer_size_kb", 64);
+    SetConfig("bounce_buffers", 2);
+    Init();
+    EXPECT_TRUE(LogHas(HF_LOG_WARN, "bounce_buffer_size_kb is no longer read; set chunk_size_kb"));
+    EXPECT_TRUE(
+        LogHas(HF_LOG_WARN, "bounce_buffers is no longer read; set staging_slots_per_device"));
+    EXPECT_TRUE(LogHas(HF_LOG_INFO, "chunks of 4096 KiB"));
+}
+
+// A bad value for an integer key: (config_int result, value), and the key.
+struct BadInteger {
+    const char *key;
+    int result;
+    int64_t value;
+};
+
+class FallbackBadInteger : public FallbackPlugin, public ::testing::WithParamInterface<BadInteger>
 {
 };
 
-TEST_P(FallbackBadBounceSize, IsLoggedAndReplacedByTheDefault)
+TEST_P(FallbackBadInteger, IsLoggedAndReplacedByTheDefault)
 {
-    fake_->config["bounce_buffer_size_kb"] = GetParam();
+    const BadInteger &bad = GetParam();
+    fake_->config[bad.key] = {bad.result, bad.value};
     Init();
-    EXPECT_TRUE(LogHas(HF_LOG_WARN, "bounce_buffer_size_kb"));
-    File f = OpenPatternFile("bad-size", 8192, 8);
+    EXPECT_TRUE(LogHas(HF_LOG_WARN, bad.key));
+    EXPECT_TRUE(LogHas(HF_LOG_WARN, "using the default"));
+    EXPECT_TRUE(LogHas(HF_LOG_INFO, "chunks of 4096 KiB; up to 16 staging slots per GPU"));
+    EXPECT_TRUE(LogHas(HF_LOG_INFO, "requests over 1024 KiB split into pieces of at least 1024"));
+    File f = OpenPatternFile("bad-integer", 8192, 8);
     Buffer b(8192, kDevice);
     ASSERT_EQ(Read(f, b, 0, 8192, 0), 8192);
-    EXPECT_EQ(fake_->pinned_size, kDefaultBounceSize);
+    EXPECT_EQ(fake_->pinned_size, kDefaultChunkSize);
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Values, FallbackBadBounceSize,
-    ::testing::Values(std::make_pair(0, int64_t{0}), std::make_pair(0, int64_t{-4}),
-                      std::make_pair(0, int64_t{6}), std::make_pair(0, int64_t{1024 * 1024 + 4}),
-                      std::make_pair(0, int64_t{1} << 40), std::make_pair(-EINVAL, int64_t{0})));
+    Values, FallbackBadInteger,
+    ::testing::Values(
+        BadInteger{"chunk_size_kb", 0, 0}, BadInteger{"chunk_size_kb", 0, -4},
+        BadInteger{"chunk_size_kb", 0, 6}, BadInteger{"chunk_size_kb", 0, 1024 * 1024 + 4},
+        BadInteger{"chunk_size_kb", 0, int64_t{1} << 40}, BadInteger{"chunk_size_kb", -EINVAL, 0},
+        BadInteger{"staging_slots_per_device", 0, 0}, BadInteger{"staging_slots_per_device", 0, -1},
+        BadInteger{"staging_slots_per_device", 0, 1025},
+        BadInteger{"staging_slots_per_device", -EINVAL, 0}, BadInteger{"split_threshold_kb", 0, 0},
+        BadInteger{"split_threshold_kb", 0, 10},
+        BadInteger{"split_threshold_kb", 0, 2 * 1024 * 1024},
+        BadInteger{"split_threshold_kb", -EINVAL, 0}, BadInteger{"inline_max_kb", 0, -1},
+        BadInteger{"inline_max_kb", 0, 2 * 1024 * 1024}, BadInteger{"inline_max_kb", -EINVAL, 0}),
+    [](const ::testing::TestParamInfo<BadInteger> &info) {
+        return std::string(info.param.key) + "_" + std::to_string(info.index);
+    });
 
-class FallbackBadBounceCount : public FallbackPlugin,
-                               public ::testing::WithParamInterface<std::pair<int, int64_t>>
+TEST_F(FallbackPlugin, BadDirectIoValueIsLoggedAndAutoUsed)
 {
-};
-
-TEST_P(FallbackBadBounceCount, IsLoggedAndReplacedByTheDefault)
-{
-    fake_->config["bounce_buffers"] = GetParam();
+    SetConfigText("direct_io", "sometimes");
     Init();
-    EXPECT_TRUE(LogHas(HF_LOG_WARN, "bounce_buffers"));
-    EXPECT_TRUE(LogHas(HF_LOG_INFO, "8 pinned bounce buffers"));
+    EXPECT_TRUE(LogHas(HF_LOG_WARN, "direct_io must be \"auto\", \"always\" or \"never\""));
+    EXPECT_TRUE(LogHas(HF_LOG_INFO, "O_DIRECT reads auto"));
 }
 
-INSTANTIATE_TEST_SUITE_P(Values, FallbackBadBounceCount,
-                         ::testing::Values(std::make_pair(0, int64_t{0}),
-                                           std::make_pair(0, int64_t{-1}),
-                                           std::make_pair(0, int64_t{1025}),
-                                           std::make_pair(-EINVAL, int64_t{0})));
+TEST_F(FallbackPlugin, DirectIoOfAnotherTypeIsLoggedAndAutoUsed)
+{
+    fake_->config_texts["direct_io"] = {-EINVAL, ""};
+    Init();
+    EXPECT_TRUE(LogHas(HF_LOG_WARN, "direct_io must be"));
+    EXPECT_TRUE(LogHas(HF_LOG_INFO, "O_DIRECT reads auto"));
+}
+
+TEST_F(FallbackPlugin, DirectIoNamesAreAccepted)
+{
+    for (const char *name : {"auto", "always", "never"}) {
+        SetConfigText("direct_io", name);
+        Init();
+        EXPECT_TRUE(LogHas(HF_LOG_INFO, std::string("O_DIRECT reads ") + name)) << name;
+        EXPECT_FALSE(LogHas(HF_LOG_WARN, "direct_io")) << name;
+        Fini();
+    }
+}
+
+TEST_F(FallbackPlugin, BounceHostAccessibleOfAnotherTypeIsLoggedAndFalseUsed)
+{
+    fake_->config_bools["bounce_host_accessible"] = {-EINVAL, false};
+    Init();
+    EXPECT_TRUE(LogHas(HF_LOG_WARN, "bounce_host_accessible is not true or false"));
+    File f = OpenPatternFile("bad-bool", 8192, 8);
+    Buffer b(8192, kDeviceCoherent);
+    ASSERT_EQ(Read(f, b, 0, 8192, 0), 8192);
+    EXPECT_EQ(fake_->memcpy_calls, 0) << "host-accessible device memory is moved straight";
+}
 
 // ---------------------------------------------------------------------------------------------
 // The shared bounce pool, linked directly.

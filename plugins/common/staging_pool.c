@@ -1,0 +1,225 @@
+/*
+ * The staging-slot pool: a free list of slots (two pinned buffers, two streams) guarded by one
+ * mutex, a condition variable for takers waiting on a full pool, and lazy creation so a process
+ * that never moves device memory never pins any or creates a stream.
+ */
+#include "common/staging_pool.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+struct hf_staging_pool {
+    const struct hf_host_api *host;
+    size_t buffer_size;
+    int device;
+    unsigned limit;     /* most slots that may exist; lowered when the runtime runs out */
+    unsigned allocated; /* slots that exist or are being created */
+    unsigned free_count;
+    struct hf_staging_slot *free_list;
+    pthread_mutex_t lock;
+    pthread_cond_t given_back;
+};
+
+int hf_staging_pool_create(const struct hf_host_api *host, size_t buffer_size, unsigned max_slots,
+                           int device, struct hf_staging_pool **pool_p)
+{
+    if (buffer_size == 0 || max_slots == 0) {
+        host->log(host, HF_LOG_ERROR, "staging pool: %u slots of %zu-byte buffers is not a pool",
+                  max_slots, buffer_size);
+        return -EINVAL;
+    }
+    struct hf_staging_pool *pool = calloc(1, sizeof(*pool));
+    if (pool == NULL)
+        goto fail;
+    if (pthread_mutex_init(&pool->lock, NULL) != 0)
+        goto free_pool;
+    if (pthread_cond_init(&pool->given_back, NULL) != 0)
+        goto destroy_lock;
+    pool->host = host;
+    pool->buffer_size = buffer_size;
+    pool->device = device;
+    pool->limit = max_slots;
+    *pool_p = pool;
+    return 0;
+
+destroy_lock:
+    pthread_mutex_destroy(&pool->lock);
+free_pool:
+    free(pool);
+fail:
+    host->log(host, HF_LOG_ERROR, "staging pool: out of memory for its bookkeeping");
+    return -ENOMEM;
+}
+
+/* Release what a slot holds; members still NULL were never created. Failures only warn. */
+static void slot_free(const struct hf_host_api *host, struct hf_staging_slot *slot)
+{
+    const struct hf_gpu_ops *gpu = host->gpu;
+    for (int i = 0; i < HF_STAGING_SLOT_BUFFERS; i++) {
+        int err = 0;
+        if (slot->stream[i] != NULL && (err = gpu->stream_destroy(slot->stream[i])) != 0)
+            host->log(host, HF_LOG_WARN, "staging pool: destroying a stream failed: %s (%d)",
+                      gpu->error_string(err), err);
+        if (slot->buffer[i] != NULL && (err = gpu->host_free_pinned(slot->buffer[i])) != 0)
+            host->log(host, HF_LOG_WARN, "staging pool: freeing a pinned buffer failed: %s (%d)",
+                      gpu->error_string(err), err);
+    }
+    free(slot);
+}
+
+/*
+ * A new slot on the current device. Returns 0, the runtime's error code (positive), or -ENOMEM
+ * when the slot's own bookkeeping cannot be allocated.
+ */
+static int slot_create(struct hf_staging_pool *pool, struct hf_staging_slot **slot_p,
+                       const char **what_p)
+{
+    const struct hf_gpu_ops *gpu = pool->host->gpu;
+    struct hf_staging_slot *slot = calloc(1, sizeof(*slot));
+    if (slot == NULL) {
+        *what_p = "allocate a slot's bookkeeping";
+        return -ENOMEM;
+    }
+    int err = 0;
+    for (int i = 0; i < HF_STAGING_SLOT_BUFFERS && err == 0; i++) {
+        err = gpu->host_alloc_pinned(&slot->buffer[i], pool->buffer_size);
+        if (err != 0) {
+            slot->buffer[i] = NULL;
+            *what_p = "pin a staging buffer";
+            break;
+        }
+        err = gpu->stream_create(&slot->stream[i]);
+        if (err != 0) {
+            slot->stream[i] = NULL;
+            *what_p = "create a staging stream";
+        }
+    }
+    if (err != 0) {
+        slot_free(pool->host, slot);
+        return err;
+    }
+    *slot_p = slot;
+    return 0;
+}
+
+void hf_staging_pool_destroy(struct hf_staging_pool *pool)
+{
+    if (pool == NULL)
+        return;
+    const struct hf_host_api *host = pool->host;
+    const struct hf_gpu_ops *gpu = host->gpu;
+    /* Streams are destroyed on the device they were created on; the caller's device comes back. */
+    int previous = -1;
+    int current;
+    if (pool->free_list != NULL && pool->device >= 0 && gpu->get_device(&current) == 0 &&
+        current != pool->device && gpu->set_device(pool->device) == 0)
+        previous = current;
+    while (pool->free_list != NULL) {
+        struct hf_staging_slot *slot = pool->free_list;
+        pool->free_list = slot->next;
+        slot_free(host, slot);
+    }
+    if (previous >= 0)
+        (void)gpu->set_device(previous);
+    if (pool->allocated != pool->free_count)
+        host->log(host, HF_LOG_ERROR,
+                  "staging pool: %u slots still taken at teardown; leaving them allocated",
+                  pool->allocated - pool->free_count);
+    pthread_cond_destroy(&pool->given_back);
+    pthread_mutex_destroy(&pool->lock);
+    free(pool);
+}
+
+int hf_staging_pool_take(struct hf_staging_pool *pool, struct hf_staging_slot **slot_p,
+                         int *gpu_error_p)
+{
+    const struct hf_host_api *host = pool->host;
+    pthread_mutex_lock(&pool->lock);
+    for (;;) {
+        if (pool->free_list != NULL) {
+            struct hf_staging_slot *slot = pool->free_list;
+            pool->free_list = slot->next;
+            pool->free_count--;
+            pthread_mutex_unlock(&pool->lock);
+            slot->next = NULL;
+            *slot_p = slot;
+            return 0;
+        }
+        if (pool->allocated < pool->limit) {
+            /* Reserve the slot, then create it unlocked: pinning can take milliseconds. */
+            pool->allocated++;
+            pthread_mutex_unlock(&pool->lock);
+            struct hf_staging_slot *slot = NULL;
+            const char *what = "create a slot";
+            int err = slot_create(pool, &slot, &what);
+            if (err == 0) {
+                *slot_p = slot;
+                return 0;
+            }
+            pthread_mutex_lock(&pool->lock);
+            pool->allocated--;
+            /* A waiter may now be the one to create, or should learn the new bound. */
+            pthread_cond_broadcast(&pool->given_back);
+            const char *why = err < 0 ? "out of memory" : host->gpu->error_string(err);
+            if (pool->allocated == 0) {
+                pthread_mutex_unlock(&pool->lock);
+                host->log(host, HF_LOG_ERROR,
+                          "staging pool (GPU %d): cannot %s of %zu bytes: %s (%d)", pool->device,
+                          what, pool->buffer_size, why, err);
+                if (err < 0)
+                    return err;
+                *gpu_error_p = err;
+                return -HF_EGPU;
+            }
+            if (pool->limit > pool->allocated) {
+                pool->limit = pool->allocated;
+                host->log(host, HF_LOG_WARN,
+                          "staging pool (GPU %d): cannot %s (%s); making do with %u slots",
+                          pool->device, what, why, pool->limit);
+            }
+            continue;
+        }
+        pthread_cond_wait(&pool->given_back, &pool->lock);
+    }
+}
+
+void hf_staging_pool_give(struct hf_staging_pool *pool, struct hf_staging_slot *slot)
+{
+    pthread_mutex_lock(&pool->lock);
+    if (slot == NULL || pool->free_count == pool->allocated) {
+        pthread_mutex_unlock(&pool->lock);
+        pool->host->log(pool->host, HF_LOG_ERROR,
+                        "staging pool: a slot was given back that was not taken; ignoring it");
+        return;
+    }
+    slot->next = pool->free_list;
+    pool->free_list = slot;
+    pool->free_count++;
+    pthread_cond_signal(&pool->given_back);
+    pthread_mutex_unlock(&pool->lock);
+}
+
+void hf_staging_pool_discard(struct hf_staging_pool *pool, struct hf_staging_slot *slot)
+{
+    if (slot == NULL)
+        return;
+    slot_free(pool->host, slot);
+    pthread_mutex_lock(&pool->lock);
+    pool->allocated--;
+    pthread_cond_broadcast(&pool->given_back);
+    pthread_mutex_unlock(&pool->lock);
+}
+
+size_t hf_staging_pool_buffer_size(const struct hf_staging_pool *pool)
+{
+    return pool->buffer_size;
+}
+
+unsigned hf_staging_pool_slot_count(struct hf_staging_pool *pool)
+{
+    pthread_mutex_lock(&pool->lock);
+    unsigned count = pool->allocated;
+    pthread_mutex_unlock(&pool->lock);
+    return count;
+}

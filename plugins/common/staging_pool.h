@@ -1,0 +1,81 @@
+/*
+ * Staging slots for pipelined transfers between files and one GPU. A slot is two pinned host
+ * buffers of one size and two non-blocking streams created on the pool's device, one stream per
+ * buffer, so the file I/O of one chunk can run while the copy of the previous chunk is in flight
+ * and only the stream of the buffer about to be reused needs synchronizing. Slots are created on
+ * first demand up to a bound, handed out whole, given back for reuse, and freed with the pool.
+ */
+#ifndef HF_PLUGIN_COMMON_STAGING_POOL_H
+#define HF_PLUGIN_COMMON_STAGING_POOL_H
+
+#include <stddef.h>
+
+#include "hipfile/backend.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Buffers (and streams) in one staging slot. */
+#define HF_STAGING_SLOT_BUFFERS 2
+
+/** One slot: buffer[i] is only ever copied to or from on stream[i]. */
+struct hf_staging_slot {
+    void *buffer[HF_STAGING_SLOT_BUFFERS]; /**< pinned host memory, page aligned */
+    void *stream[HF_STAGING_SLOT_BUFFERS]; /**< the runtime's non-blocking streams */
+    struct hf_staging_slot *next;          /**< the pool's free list; not for takers */
+};
+
+/** A bounded set of staging slots for one device. */
+struct hf_staging_pool;
+
+/**
+ * Create a pool of at most @p max_slots slots whose buffers are @p buffer_size bytes, for GPU
+ * @p device (-1: memory no GPU owns; streams then belong to whichever device is current). Creating
+ * allocates no slot. Failures are logged through host->log. Returns 0, -EINVAL for a zero size or
+ * count, or -ENOMEM.
+ */
+int hf_staging_pool_create(const struct hf_host_api *host, size_t buffer_size, unsigned max_slots,
+                           int device, struct hf_staging_pool **pool_p);
+
+/**
+ * Free every slot and the pool, making the pool's device current for the calls and restoring the
+ * caller's afterwards. Every slot must have been given back; one still out is a caller bug, logged
+ * and left allocated rather than freed under its user.
+ */
+void hf_staging_pool_destroy(struct hf_staging_pool *pool);
+
+/**
+ * Take a slot, creating one when fewer than the bound exist and none is free, else waiting for one
+ * to be given back. The caller must have made the pool's device current (streams are created on
+ * the current device). When the runtime cannot create another slot but others exist, the pool
+ * lowers its bound to what it has (logged once) and waits instead. Returns 0, -HF_EGPU when the
+ * pool has no slot and the runtime cannot create one (the runtime's code then goes to
+ * *gpu_error_p), or -ENOMEM when not even the slot's bookkeeping can be allocated.
+ */
+int hf_staging_pool_take(struct hf_staging_pool *pool, struct hf_staging_slot **slot_p,
+                         int *gpu_error_p);
+
+/**
+ * Give back a slot from hf_staging_pool_take, waking one waiting taker. Nothing may still be
+ * queued on its streams.
+ */
+void hf_staging_pool_give(struct hf_staging_pool *pool, struct hf_staging_slot *slot);
+
+/**
+ * Destroy a slot whose streams saw a runtime failure instead of giving it back, so the next taker
+ * gets fresh streams; the pool may create a replacement later.
+ */
+void hf_staging_pool_discard(struct hf_staging_pool *pool, struct hf_staging_slot *slot);
+
+/** Size in bytes of each buffer of every slot of @p pool. */
+size_t hf_staging_pool_buffer_size(const struct hf_staging_pool *pool);
+
+/** Slots that exist now (taken or free). */
+unsigned hf_staging_pool_slot_count(struct hf_staging_pool *pool);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

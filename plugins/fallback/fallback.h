@@ -1,0 +1,122 @@
+/*
+ * Internals of the fallback backend shared by its source files: the backend's state and settings,
+ * one request as its pieces see it, and what each file offers the others. Nothing here is
+ * exported; the plugin's version script keeps every symbol but the entry point private.
+ */
+#ifndef HF_PLUGIN_FALLBACK_H
+#define HF_PLUGIN_FALLBACK_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/staging_pool.h"
+#include "hipfile/backend.h"
+
+/** When reads may go through the file's O_DIRECT descriptor (setting fallback.direct_io). */
+enum fallback_direct_io {
+    FALLBACK_DIRECT_AUTO = 0,   /**< aligned ranges the page cache does not hold */
+    FALLBACK_DIRECT_ALWAYS = 1, /**< every aligned range, without asking the page cache */
+    FALLBACK_DIRECT_NEVER = 2,  /**< never: buffered reads only */
+};
+
+/** The backend's settings, read once at init (fallback_settings.c). */
+struct fallback_settings {
+    size_t chunk_size;           /**< bytes per staging buffer and per file I/O window */
+    unsigned slots_per_device;   /**< most staging slots one GPU's pool creates */
+    size_t split_threshold;      /**< smallest piece a split request is cut into, bytes */
+    size_t inline_max;           /**< largest request always served whole on the caller */
+    int direct_io;               /**< enum fallback_direct_io */
+    bool bounce_host_accessible; /**< stage device memory even when the CPU can address it */
+};
+
+/** The backend's state, one per init. */
+struct fallback {
+    const struct hf_host_api *host;           /**< what the core handed over */
+    struct fallback_settings set;             /**< settings */
+    bool can_probe_cache;                     /**< host->sys offers preadv2 */
+    bool can_split;                           /**< host offers parallel_run/parallel_width */
+    unsigned pool_count;                      /**< GPUs + 1; pool 0 is for memory no GPU owns */
+    _Atomic(struct hf_staging_pool *) *pools; /**< by device + 1, each created on first use */
+    pthread_mutex_t pools_lock;               /**< guards creation of pools */
+};
+
+/** One request as its pieces see it (fallback_split.c builds it). */
+struct fallback_io {
+    struct fallback *fb;           /**< the backend */
+    int op;                        /**< enum hf_io_op */
+    bool staged;                   /**< the memory goes through staging slots and GPU copies */
+    int device;                    /**< GPU owning the memory, -1 for none */
+    struct hf_staging_pool *pool;  /**< the device's staging pool when staged */
+    char *mem;                     /**< first byte of the request in memory */
+    int64_t offset;                /**< file offset of that byte */
+    size_t size;                   /**< bytes in the request */
+    int fd;                        /**< the buffered descriptor */
+    int direct_fd;                 /**< O_DIRECT descriptor for reads, -1 when not used */
+    size_t dio_offset_align;       /**< O_DIRECT file offset and length granule */
+    size_t dio_mem_align;          /**< O_DIRECT memory address granule */
+    _Atomic uint64_t direct_end;   /**< O_DIRECT reads stay below this file offset */
+    bool probe_cache;              /**< ask the page cache (RWF_NOWAIT) before going direct */
+    atomic_bool direct_refused;    /**< O_DIRECT answered EINVAL once: buffered from then on */
+    atomic_uint first_short_piece; /**< lowest piece that ended short; later ones stop early */
+};
+
+/** fallback_io.direct_end before the file's size was looked up (straight reads look it up late). */
+#define FALLBACK_DIRECT_END_UNKNOWN (UINT64_MAX - 1)
+
+/** Log through the core, tagged with the backend's name. */
+#define fallback_log(fb, level, ...) (fb)->host->log((fb)->host, (level), __VA_ARGS__)
+
+/** Read the settings from the backend's config group, logging each bad value and its default. */
+void hf_fallback_settings_read(const struct hf_host_api *host, struct fallback_settings *set_p);
+
+/** Text of an errno value, never NULL. */
+const char *hf_fallback_errno_text(int err);
+
+/**
+ * Read file bytes [pos, pos + len) to @p dst: from the page cache when it holds them, else through
+ * O_DIRECT for the aligned part and buffered reads for the rest (the rule in fallback_posix.c).
+ * Goes on after short reads, EINTR and a bounded number of EAGAIN. Returns the bytes read (short
+ * only at end of file or on an error after some), or -errno when an error came before any.
+ */
+ssize_t hf_fallback_window_read(struct fallback_io *io, char *dst, size_t len, int64_t pos);
+
+/**
+ * Write @p len bytes from @p src at @p pos through the buffered descriptor, going on after short
+ * writes, EINTR and a bounded number of EAGAIN. Returns the bytes written (short only on an error
+ * after some), or -errno when an error came before any.
+ */
+ssize_t hf_fallback_window_write(struct fallback_io *io, const char *src, size_t len, int64_t pos);
+
+/**
+ * Move request bytes [begin, end) (offsets from the request's start) on the calling thread:
+ * straight between file and memory, or through one staging slot with file I/O and GPU copies
+ * overlapped. The caller has made io->device current. Returns the bytes moved in order from @p
+ * begin (short at end of file, on a failure after some, or when an earlier piece ended short), or
+ * -errno (-HF_EGPU with the runtime's code in *gpu_error_p) when nothing moved.
+ */
+ssize_t hf_fallback_piece_run(struct fallback_io *io, unsigned index, size_t begin, size_t end,
+                              int *gpu_error_p);
+
+/**
+ * Whether @p buf goes through staging slots and GPU copies: memory the CPU cannot address, and
+ * device memory it can when bounce_host_accessible is set.
+ */
+bool hf_fallback_memory_is_staged(const struct fallback *fb, const struct hf_buf_info *buf);
+
+/**
+ * The staging pool of GPU @p device (-1: memory no GPU owns), created on first use. Returns 0,
+ * -EINVAL for a device the runtime did not report at init, or -ENOMEM.
+ */
+int hf_fallback_pool_get(struct fallback *fb, int device, struct hf_staging_pool **pool_p);
+
+/**
+ * Serve a checked, non-empty request: whole on the calling thread when small, else split into
+ * pieces run on the core's workers. Returns the bytes moved in order from the start, or -errno.
+ */
+ssize_t hf_fallback_transfer(struct fallback *fb, const struct hf_io_request *req);
+
+#endif

@@ -1,0 +1,195 @@
+/*
+ * File I/O of the fallback backend: the rule that picks, range by range, between the page cache
+ * and O_DIRECT for reads, and the POSIX loops that go on after short transfers, EINTR and EAGAIN.
+ * Every system call goes through the core's replaceable table, so tests can inject any fault.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <time.h>
+
+#include "common/align.h"
+#include "fallback.h"
+
+/*
+ * EAGAIN from a blocking descriptor is rare (O_NONBLOCK on a filesystem that honours it, a
+ * network filesystem under pressure) and usually passes: retry a few times with growing pauses,
+ * about 13 ms in all, then report it rather than spin.
+ */
+#define EAGAIN_RETRIES 8
+#define EAGAIN_FIRST_PAUSE_US 50
+
+const char *hf_fallback_errno_text(int err)
+{
+    const char *text = strerrordesc_np(err);
+    return text != NULL ? text : "unknown error";
+}
+
+/* Whether another attempt after EAGAIN is allowed; pauses before it. */
+static bool eagain_pause(unsigned *attempts_inout)
+{
+    if (*attempts_inout >= EAGAIN_RETRIES)
+        return false;
+    long pause_us = (long)EAGAIN_FIRST_PAUSE_US << *attempts_inout;
+    struct timespec pause = {.tv_sec = 0, .tv_nsec = pause_us * 1000};
+    (*attempts_inout)++;
+    nanosleep(&pause, NULL);
+    return true;
+}
+
+/*
+ * The read rule, per window of at most one chunk:
+ *
+ *  1. With direct_io = "auto" and an O_DIRECT descriptor, ask the page cache first:
+ *     preadv2(RWF_NOWAIT) on the buffered descriptor copies whatever leading part of the window is
+ *     cached and never waits for the disk. All of it: done, at memory speed.
+ *  2. The rest (EAGAIN: not cached; a short count: partly cached; EOPNOTSUPP or no preadv2: the
+ *     kernel cannot tell, taken as not cached) is read with blocking calls. Its aligned middle
+ *     goes through the O_DIRECT descriptor when the file offset, the length and the memory
+ *     address are multiples of the file's DIO granules: uncached data then moves once, disk to
+ *     memory, without filling the page cache. An unaligned head (up to the next granule) and tail
+ *     (less than a granule) are read buffered. direct_io = "always" skips step 1; "never", or a
+ *     file without an O_DIRECT descriptor, reads everything buffered.
+ *
+ * O_DIRECT stays coherent with buffered writes: the kernel writes back dirty cached pages of the
+ * range before a direct read. A direct read that ends short stops at end of file; the loop asks
+ * again, buffered at an unaligned offset, and gets 0.
+ */
+
+/* The leading part of the window the page cache holds: its length, 0 when none or unknown. */
+static size_t cache_probe(struct fallback_io *io, char *dst, size_t len, int64_t pos)
+{
+    const struct hf_sys_ops *sys = io->fb->host->sys;
+    struct iovec iov = {.iov_base = dst, .iov_len = len};
+    for (;;) {
+        ssize_t n = sys->preadv2(io->fd, &iov, 1, (off_t)pos, RWF_NOWAIT);
+        if (n > 0 && (size_t)n <= len)
+            return (size_t)n;
+        if (n < 0 && errno == EINTR)
+            continue;
+        /* EAGAIN, EOPNOTSUPP, end of file or anything odd: the blocking read decides. */
+        return 0;
+    }
+}
+
+/*
+ * Where direct reads into memory the caller sees must stop: the last whole granule before end of
+ * file, looked up once per request (racing pieces look it up alike). No direct reads when the
+ * size cannot be had.
+ */
+static uint64_t direct_end(struct fallback_io *io)
+{
+    uint64_t end = atomic_load_explicit(&io->direct_end, memory_order_relaxed);
+    if (end != FALLBACK_DIRECT_END_UNKNOWN)
+        return end;
+    struct stat st;
+    end = 0;
+    if (io->fb->host->sys->fstat(io->fd, &st) == 0 && st.st_size > 0)
+        end = hf_align_down((uint64_t)st.st_size, io->dio_offset_align);
+    atomic_store_explicit(&io->direct_end, end, memory_order_relaxed);
+    return end;
+}
+
+/* Which descriptor and how many bytes the next blocking read of [at, at + left) asks for. */
+static int read_step(struct fallback_io *io, const char *to, size_t left, int64_t at,
+                     size_t *want_p)
+{
+    *want_p = left;
+    if (io->direct_fd < 0 || atomic_load_explicit(&io->direct_refused, memory_order_relaxed))
+        return io->fd;
+    size_t granule = io->dio_offset_align;
+    if (!hf_align_is_aligned((uint64_t)at, granule)) {
+        size_t to_boundary = (size_t)(hf_align_up((uint64_t)at, granule) - (uint64_t)at);
+        *want_p = left < to_boundary ? left : to_boundary;
+        return io->fd;
+    }
+    if (left < granule || !hf_align_ptr_is_aligned(to, io->dio_mem_align))
+        return io->fd;
+    uint64_t end = direct_end(io);
+    if ((uint64_t)at >= end)
+        return io->fd;
+    uint64_t want = hf_align_down(left, granule);
+    if ((uint64_t)at + want > end)
+        want = end - (uint64_t)at;
+    *want_p = (size_t)want;
+    return io->direct_fd;
+}
+
+/* Blocking reads of window bytes [done, len), the first @p done already in place. */
+static ssize_t read_rest(struct fallback_io *io, char *dst, size_t len, int64_t pos, size_t done)
+{
+    struct fallback *fb = io->fb;
+    unsigned eagain_attempts = 0;
+    while (done < len) {
+        int64_t at = pos + (int64_t)done;
+        size_t want;
+        int fd = read_step(io, dst + done, len - done, at, &want);
+        ssize_t n = fb->host->sys->pread(fd, dst + done, want, (off_t)at);
+        if (n == 0)
+            break;
+        if (n > 0 && (size_t)n <= want) {
+            done += (size_t)n;
+            eagain_attempts = 0;
+            continue;
+        }
+        int err = n > 0 || errno == 0 ? EIO : errno;
+        if (err == EINTR)
+            continue;
+        if (err == EAGAIN && eagain_pause(&eagain_attempts))
+            continue;
+        bool direct = fd == io->direct_fd && fd != io->fd;
+        if (direct && (err == EINVAL || err == EFAULT)) {
+            /* The filesystem or the memory refuses O_DIRECT after all; buffered reads still work.
+             */
+            if (!atomic_exchange(&io->direct_refused, true))
+                fallback_log(fb, HF_LOG_WARN,
+                             "O_DIRECT read of %zu bytes at %lld refused (%s); reading buffered",
+                             want, (long long)at, hf_fallback_errno_text(err));
+            continue;
+        }
+        fallback_log(fb, HF_LOG_ERROR, "%spread of %zu bytes at %lld failed after %zu: %s",
+                     direct ? "O_DIRECT " : "", want, (long long)at, done,
+                     hf_fallback_errno_text(err));
+        return done > 0 ? (ssize_t)done : -err;
+    }
+    return (ssize_t)done;
+}
+
+ssize_t hf_fallback_window_read(struct fallback_io *io, char *dst, size_t len, int64_t pos)
+{
+    size_t done = 0;
+    if (io->probe_cache && !atomic_load_explicit(&io->direct_refused, memory_order_relaxed)) {
+        done = cache_probe(io, dst, len, pos);
+        if (done == len)
+            return (ssize_t)len;
+    }
+    return read_rest(io, dst, len, pos, done);
+}
+
+ssize_t hf_fallback_window_write(struct fallback_io *io, const char *src, size_t len, int64_t pos)
+{
+    struct fallback *fb = io->fb;
+    unsigned eagain_attempts = 0;
+    size_t done = 0;
+    while (done < len) {
+        size_t want = len - done;
+        int64_t at = pos + (int64_t)done;
+        ssize_t n = fb->host->sys->pwrite(io->fd, src + done, want, (off_t)at);
+        if (n > 0 && (size_t)n <= want) {
+            done += (size_t)n;
+            eagain_attempts = 0;
+            continue;
+        }
+        /* A write that makes no progress would loop forever; report it as the I/O error it is. */
+        int err = n >= 0 || errno == 0 ? EIO : errno;
+        if (err == EINTR)
+            continue;
+        if (err == EAGAIN && eagain_pause(&eagain_attempts))
+            continue;
+        fallback_log(fb, HF_LOG_ERROR, "pwrite of %zu bytes at %lld failed after %zu: %s", want,
+                     (long long)at, done, hf_fallback_errno_text(err));
+        return done > 0 ? (ssize_t)done : -err;
+    }
+    return (ssize_t)done;
+}

@@ -1,0 +1,235 @@
+/*
+ * How the fallback serves one checked request: whether the memory is staged, whether reads may
+ * use O_DIRECT, and whether the request runs whole on the calling thread or in pieces on the
+ * core's workers; then the one result rule for pieces: bytes in request order up to the first
+ * piece that ended short.
+ */
+#include <errno.h>
+#include <limits.h>
+
+#include "common/align.h"
+#include "fallback.h"
+
+/*
+ * Most pieces one request is cut into. Past a few dozen threads one request gains nothing (the
+ * copy engines and the page cache saturate first), and a bound keeps the bookkeeping on the stack.
+ */
+#define PIECES_MAX 64
+
+/* Interior piece boundaries of requests with pieces smaller than a chunk fall on this grid. */
+#define PIECE_GRANULE (64 * 1024)
+
+/*
+ * Memory the CPU cannot address has to be staged; device memory it can address (host-emulated
+ * device memory, APUs) is moved straight unless the settings ask for staging anyway.
+ */
+bool hf_fallback_memory_is_staged(const struct fallback *fb, const struct hf_buf_info *buf)
+{
+    if (!buf->host_accessible)
+        return true;
+    return buf->mem_type == HF_MEM_DEVICE && fb->set.bounce_host_accessible;
+}
+
+/* Reads may use the file's O_DIRECT descriptor when the settings and its granules allow. */
+static void direct_setup(struct fallback_io *io, const struct hf_io_request *req)
+{
+    const struct fallback *fb = io->fb;
+    const struct hf_file_info *file = req->file;
+    io->direct_fd = -1;
+    if (req->op != HF_IO_READ || fb->set.direct_io == FALLBACK_DIRECT_NEVER ||
+        file->direct_fd < 0 || !hf_align_is_pow2(file->dio_offset_align) ||
+        !hf_align_is_pow2(file->dio_mem_align) || fb->set.chunk_size % file->dio_offset_align != 0)
+        return;
+    /*
+     * A direct read reaching end of file stores the whole last block, bytes past the end of file
+     * included, though it returns only those before. Staged reads copy only what was returned;
+     * straight reads keep O_DIRECT below the last whole granule before end of file, looked up
+     * when the first direct read is due (cached data never needs it).
+     */
+    bool bounded = !io->staged && file->kind != HF_FILE_BLOCK;
+    atomic_init(&io->direct_end, bounded ? FALLBACK_DIRECT_END_UNKNOWN : UINT64_MAX);
+    io->direct_fd = file->direct_fd;
+    io->dio_offset_align = file->dio_offset_align;
+    io->dio_mem_align = file->dio_mem_align;
+    /* Without preadv2 the cache cannot be asked; the range is then taken as not cached. */
+    io->probe_cache = fb->set.direct_io == FALLBACK_DIRECT_AUTO && fb->can_probe_cache;
+}
+
+/*
+ * Make @p device current for the calling thread, remembering the thread's device in *previous_p
+ * (-1 when nothing changed) so device_restore can put it back.
+ */
+static int device_enter(struct fallback *fb, int device, int *previous_p, int *gpu_error_p)
+{
+    const struct hf_gpu_ops *gpu = fb->host->gpu;
+    int previous = -1;
+    int err = gpu->get_device(&previous);
+    if (err == 0 && previous == device)
+        previous = -1;
+    else if (err == 0)
+        err = gpu->set_device(device);
+    if (err != 0) {
+        fallback_log(fb, HF_LOG_ERROR, "cannot make GPU %d current: %s (%d)", device,
+                     gpu->error_string(err), err);
+        *gpu_error_p = err;
+        return -HF_EGPU;
+    }
+    *previous_p = previous;
+    return 0;
+}
+
+static void device_restore(struct fallback *fb, int previous)
+{
+    if (previous < 0)
+        return;
+    int err = fb->host->gpu->set_device(previous);
+    if (err != 0)
+        fallback_log(fb, HF_LOG_WARN, "cannot make GPU %d current again: %s (%d)", previous,
+                     fb->host->gpu->error_string(err), err);
+}
+
+/* A request cut into pieces; piece i is request bytes [bounds[i], bounds[i + 1]). */
+struct split {
+    struct fallback_io *io;
+    unsigned count;
+    size_t bounds[PIECES_MAX + 1];
+    ssize_t results[PIECES_MAX];
+    int gpu_errors[PIECES_MAX];
+};
+
+/*
+ * Cut the request into up to @p width pieces of at least split_threshold bytes. Interior
+ * boundaries fall on the chunk grid when pieces span chunks (each piece then moves whole chunks),
+ * else on a 64 KiB grid, which keeps them DIO-aligned.
+ */
+static void split_plan(struct split *sp, unsigned width)
+{
+    const struct fallback_io *io = sp->io;
+    const struct fallback_settings *set = &io->fb->set;
+    size_t count = io->size / set->split_threshold;
+    if (count > width)
+        count = width;
+    if (count > PIECES_MAX)
+        count = PIECES_MAX;
+    if (count < 1)
+        count = 1;
+    size_t nominal = io->size / count;
+    uint64_t granule = nominal >= set->chunk_size ? set->chunk_size : PIECE_GRANULE;
+    if (io->direct_fd >= 0 && granule < io->dio_offset_align)
+        granule = io->dio_offset_align;
+    uint64_t start = (uint64_t)io->offset;
+    sp->count = 0;
+    sp->bounds[0] = 0;
+    for (size_t i = 1; i < count; i++) {
+        uint64_t line = (start + i * nominal) / granule * granule;
+        if (line <= start + sp->bounds[sp->count])
+            continue;
+        sp->bounds[++sp->count] = (size_t)(line - start);
+    }
+    sp->bounds[++sp->count] = io->size;
+}
+
+/* Mark piece @p index as ended short, so later pieces stop at their next chunk. */
+static void split_note_short(struct fallback_io *io, unsigned index)
+{
+    unsigned seen = atomic_load(&io->first_short_piece);
+    while (index < seen && !atomic_compare_exchange_weak(&io->first_short_piece, &seen, index))
+        ;
+}
+
+static void split_task(void *arg, unsigned index)
+{
+    struct split *sp = arg;
+    struct fallback_io *io = sp->io;
+    size_t begin = sp->bounds[index];
+    size_t end = sp->bounds[index + 1];
+    ssize_t result;
+    /* Workers belong to the core: the device they are left on matters to no one. */
+    int unused_previous;
+    if (io->staged && io->device >= 0 &&
+        device_enter(io->fb, io->device, &unused_previous, &sp->gpu_errors[index]) < 0)
+        result = -HF_EGPU;
+    else
+        result = hf_fallback_piece_run(io, index, begin, end, &sp->gpu_errors[index]);
+    sp->results[index] = result;
+    if (result < 0 || (size_t)result < end - begin)
+        split_note_short(io, index);
+}
+
+/* The bytes that moved in request order up to the first piece that ended short. */
+static ssize_t split_result(const struct split *sp, const struct hf_io_request *req)
+{
+    size_t total = 0;
+    for (unsigned i = 0; i < sp->count; i++) {
+        ssize_t r = sp->results[i];
+        if (r < 0) {
+            if (total > 0)
+                return (ssize_t)total;
+            if (r == -HF_EGPU && req->gpu_error_p != NULL)
+                *req->gpu_error_p = sp->gpu_errors[i];
+            return r;
+        }
+        total += (size_t)r;
+        if ((size_t)r < sp->bounds[i + 1] - sp->bounds[i])
+            break;
+    }
+    return (ssize_t)total;
+}
+
+/* Run the pieces on the workers and the calling thread; whole on the caller when that fails. */
+static ssize_t split_run(struct fallback_io *io, const struct hf_io_request *req, unsigned width)
+{
+    struct fallback *fb = io->fb;
+    struct split sp = {.io = io};
+    split_plan(&sp, width);
+    if (sp.count > 1) {
+        int rc = fb->host->parallel_run(fb->host, sp.count, split_task, &sp);
+        if (rc == 0)
+            return split_result(&sp, req);
+        fallback_log(fb, HF_LOG_WARN,
+                     "the executor could not run %u pieces (%s); serving the request whole",
+                     sp.count, hf_fallback_errno_text(-rc));
+    }
+    int gpu_error = 0;
+    ssize_t result = hf_fallback_piece_run(io, 0, 0, io->size, &gpu_error);
+    if (result == -HF_EGPU && req->gpu_error_p != NULL)
+        *req->gpu_error_p = gpu_error;
+    return result;
+}
+
+ssize_t hf_fallback_transfer(struct fallback *fb, const struct hf_io_request *req)
+{
+    struct fallback_io io = {
+        .fb = fb,
+        .op = req->op,
+        .staged = hf_fallback_memory_is_staged(fb, req->buf),
+        .device = req->buf->device,
+        .mem = (char *)req->buf->base + req->buf_offset,
+        .offset = req->file_offset,
+        .size = req->size,
+        .fd = req->file->fd,
+    };
+    atomic_init(&io.direct_refused, false);
+    atomic_init(&io.first_short_piece, UINT_MAX);
+    direct_setup(&io, req);
+
+    int previous_device = -1;
+    if (io.staged) {
+        int rc = hf_fallback_pool_get(fb, io.device, &io.pool);
+        if (rc < 0)
+            return rc;
+        int gpu_error = 0;
+        if (io.device >= 0 && device_enter(fb, io.device, &previous_device, &gpu_error) < 0) {
+            if (req->gpu_error_p != NULL)
+                *req->gpu_error_p = gpu_error;
+            return -HF_EGPU;
+        }
+    }
+    /* Small requests stay on the caller: the executor round trip would cost more than it saves. */
+    unsigned width = 1;
+    if (fb->can_split && req->size > fb->set.inline_max)
+        width = fb->host->parallel_width(fb->host);
+    ssize_t result = split_run(&io, req, width);
+    device_restore(fb, previous_device);
+    return result;
+}

@@ -1,0 +1,359 @@
+// The read rule between the page cache and O_DIRECT, observed through the system-call table:
+// which descriptor got which call and how many bytes each moved. The files live in the test's
+// scratch directory; a filesystem that refuses O_DIRECT skips these tests.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+#include "common/align.h"
+#include "fallback_fake_host.h"
+
+namespace
+{
+
+using namespace fallback_test;
+
+class FallbackDirectIo : public FallbackPlugin
+{
+  protected:
+    // A pattern file with an O_DIRECT twin; skips the test where the filesystem has none.
+    File OpenDirectFile(const std::string &name, uint64_t size, uint32_t seed)
+    {
+        File f = OpenPatternFile(name, size, seed);
+        if (!AddDirectTwin(f))
+            direct_refused_ = true;
+        return f;
+    }
+    bool direct_refused_ = false;
+};
+
+#define SKIP_WITHOUT_O_DIRECT()                                                                    \
+    do {                                                                                           \
+        if (direct_refused_)                                                                       \
+            GTEST_SKIP() << "the scratch filesystem refuses O_DIRECT";                             \
+    } while (0)
+
+TEST_F(FallbackDirectIo, CachedRangesAreServedFromThePageCache)
+{
+    InitSplitting(16, 4, 64);
+    const size_t size = 512 * kKiB;
+    File f = OpenDirectFile("cached", size, 60);
+    SKIP_WITHOUT_O_DIRECT();
+    for (const MemKind &kind : {kDevice, kHostPinned}) {
+        Buffer b(size, kind);
+        ASSERT_EQ(Read(f, b, 0, size, 0), static_cast<ssize_t>(size)) << kind.name;
+        EXPECT_EQ(hf_test_pattern_check(b.data(), size, 0, 60), -1) << kind.name;
+    }
+    EXPECT_EQ(fake_->preads_direct, 0) << "a freshly written file is in the page cache";
+    EXPECT_EQ(fake_->bytes_probed, 2 * size);
+    EXPECT_GT(fake_->preadv2_calls, 0);
+}
+
+TEST_F(FallbackDirectIo, UncachedAlignedRangesGoThroughODirect)
+{
+    InitSplitting(16, 4, 64);
+    fake_->cache_answer = CacheAnswer::kNothingCached;
+    const size_t size = 512 * kKiB;
+    File f = OpenDirectFile("uncached", size, 61);
+    SKIP_WITHOUT_O_DIRECT();
+    for (const MemKind &kind : {kDevice, kHostPinned, kDeviceCoherent}) {
+        Buffer b(size, kind);
+        ASSERT_EQ(Read(f, b, 0, size, 0), static_cast<ssize_t>(size)) << kind.name;
+        EXPECT_EQ(hf_test_pattern_check(b.data(), size, 0, 61), -1) << kind.name;
+    }
+    EXPECT_EQ(fake_->bytes_direct, 3 * size);
+    EXPECT_EQ(fake_->bytes_buffered, 0u);
+    EXPECT_EQ(fake_->syscalls_on_device_memory, 0);
+}
+
+TEST_F(FallbackDirectIo, UnalignedHeadAndTailAreReadBuffered)
+{
+    InitSplitting(16, 4, 64);
+    fake_->cache_answer = CacheAnswer::kNothingCached;
+    const size_t file_size = kMiB;
+    File f = OpenDirectFile("head-tail", file_size, 62);
+    SKIP_WITHOUT_O_DIRECT();
+    const size_t start = 1000;
+    const size_t size = 300000;
+    const size_t head = 4096 - start;
+    const size_t tail = (start + size) % 4096;
+    for (const MemKind &kind : {kDevice, kPageable}) {
+        fake_->bytes_direct = 0;
+        fake_->bytes_buffered = 0;
+        // Host memory lines up with the file (same offset within a page), so it can go direct.
+        Buffer b(start + size, kind);
+        ASSERT_EQ(Read(f, b, start, size, start), static_cast<ssize_t>(size)) << kind.name;
+        EXPECT_EQ(hf_test_pattern_check(b.data() + start, size, start, 62), -1) << kind.name;
+        EXPECT_TRUE(b.UntouchedOutside(start, start + size)) << kind.name;
+        EXPECT_EQ(fake_->bytes_buffered, head + tail) << kind.name;
+        EXPECT_EQ(fake_->bytes_direct, size - head - tail) << kind.name;
+    }
+}
+
+TEST_F(FallbackDirectIo, StraightReadsLookUpTheFileSizeOnlyWhenGoingDirect)
+{
+    InitSplitting(16, 4, 64);
+    const size_t size = 256 * kKiB + 10;
+    File f = OpenDirectFile("size-lookup", size, 76);
+    SKIP_WITHOUT_O_DIRECT();
+    Buffer b(size, kPageable);
+    ASSERT_EQ(Read(f, b, 0, 4096, 0), 4096);
+    ASSERT_EQ(Read(f, b, 0, size, 0), static_cast<ssize_t>(size));
+    EXPECT_EQ(fake_->fstat_calls, 0) << "cached reads never go direct";
+    fake_->cache_answer = CacheAnswer::kNothingCached;
+    ASSERT_EQ(Read(f, b, 0, size, 0), static_cast<ssize_t>(size));
+    EXPECT_EQ(hf_test_pattern_check(b.data(), size, 0, 76), -1);
+    EXPECT_GE(fake_->fstat_calls, 1);
+    EXPECT_LE(fake_->fstat_calls, 4) << "at most once per piece";
+    EXPECT_EQ(fake_->bytes_direct, 256 * kKiB);
+    EXPECT_EQ(fake_->bytes_buffered, 10u);
+    Buffer staged(size, kDevice);
+    int before = fake_->fstat_calls;
+    ASSERT_EQ(Read(f, staged, 0, size, 0), static_cast<ssize_t>(size));
+    EXPECT_EQ(fake_->fstat_calls, before) << "staged reads copy only what was returned";
+}
+
+TEST_F(FallbackDirectIo, HostMemoryOutOfStepWithTheFileIsReadBuffered)
+{
+    InitSplitting(16, 4, 64);
+    fake_->cache_answer = CacheAnswer::kNothingCached;
+    const size_t size = 256 * kKiB;
+    File f = OpenDirectFile("out-of-step", size, 63);
+    SKIP_WITHOUT_O_DIRECT();
+    Buffer b(size + 1, kPageable);
+    ASSERT_EQ(Read(f, b, 1, size, 0), static_cast<ssize_t>(size));
+    EXPECT_EQ(hf_test_pattern_check(b.data() + 1, size, 0, 63), -1);
+    EXPECT_EQ(fake_->preads_direct, 0);
+    EXPECT_EQ(fake_->bytes_buffered, size);
+}
+
+TEST_F(FallbackDirectIo, PartlyCachedRangesReadTheRestDirect)
+{
+    InitSplitting(16, 4, 64);
+    fake_->cache_answer = CacheAnswer::kHalfCached;
+    const size_t size = 512 * kKiB;
+    File f = OpenDirectFile("half-cached", size, 64);
+    SKIP_WITHOUT_O_DIRECT();
+    Buffer b(size, kDevice);
+    ASSERT_EQ(Read(f, b, 0, size, 0), static_cast<ssize_t>(size));
+    EXPECT_EQ(hf_test_pattern_check(b.data(), size, 0, 64), -1);
+    EXPECT_EQ(fake_->bytes_probed, size / 2) << "half of every 16 KiB window was cached";
+    EXPECT_EQ(fake_->bytes_direct, size / 2);
+    EXPECT_EQ(fake_->bytes_buffered, 0u);
+}
+
+TEST_F(FallbackDirectIo, ACacheThatCannotBeAskedIsTakenAsCold)
+{
+    InitSplitting(16, 4, 64);
+    fake_->cache_answer = CacheAnswer::kUnsupported;
+    const size_t size = 256 * kKiB;
+    File f = OpenDirectFile("nowait-unsupported", size, 65);
+    SKIP_WITHOUT_O_DIRECT();
+    Buffer b(size, kDevice);
+    ASSERT_EQ(Read(f, b, 0, size, 0), static_cast<ssize_t>(size));
+    EXPECT_EQ(hf_test_pattern_check(b.data(), size, 0, 65), -1);
+    EXPECT_EQ(fake_->bytes_direct, size);
+}
+
+TEST_F(FallbackDirectIo, ASystemCallTableWithoutPreadv2GoesDirectWithoutAsking)
+{
+    static hf_sys_ops old_sys = FakeSysTable();
+    old_sys.preadv2 = nullptr;
+    old_sys.struct_size = offsetof(hf_sys_ops, preadv2);
+    host_.sys = &old_sys;
+    InitSplitting(16, 4, 64);
+    const size_t size = 256 * kKiB;
+    File f = OpenDirectFile("no-preadv2", size, 66);
+    SKIP_WITHOUT_O_DIRECT();
+    Buffer b(size, kDevice);
+    ASSERT_EQ(Read(f, b, 0, size, 0), static_cast<ssize_t>(size));
+    EXPECT_EQ(hf_test_pattern_check(b.data(), size, 0, 66), -1);
+    EXPECT_EQ(fake_->preadv2_calls, 0);
+    EXPECT_EQ(fake_->bytes_direct, size);
+}
+
+TEST_F(FallbackDirectIo, NeverReadsEverythingBufferedWithoutAsking)
+{
+    SetConfigText("direct_io", "never");
+    InitSplitting(16, 4, 64);
+    fake_->cache_answer = CacheAnswer::kNothingCached;
+    const size_t size = 256 * kKiB;
+    File f = OpenDirectFile("never", size, 67);
+    SKIP_WITHOUT_O_DIRECT();
+    Buffer b(size, kDevice);
+    ASSERT_EQ(Read(f, b, 0, size, 0), static_cast<ssize_t>(size));
+    EXPECT_EQ(hf_test_pattern_check(b.data(), size, 0, 67), -1);
+    EXPECT_EQ(fake_->preadv2_calls, 0);
+    EXPECT_EQ(fake_->preads_direct, 0);
+}
+
+TEST_F(FallbackDirectIo, AlwaysReadsAlignedRangesDirectEvenWhenCached)
+{
+    SetConfigText("direct_io", "always");
+    InitSplitting(16, 4, 64);
+    const size_t size = 256 * kKiB + 100;
+    File f = OpenDirectFile("always", size, 68);
+    SKIP_WITHOUT_O_DIRECT();
+    Buffer b(size, kDevice);
+    ASSERT_EQ(Read(f, b, 0, size, 0), static_cast<ssize_t>(size));
+    EXPECT_EQ(hf_test_pattern_check(b.data(), size, 0, 68), -1);
+    EXPECT_EQ(fake_->preadv2_calls, 0);
+    EXPECT_EQ(fake_->bytes_direct, 256 * kKiB);
+    EXPECT_EQ(fake_->bytes_buffered, 100u) << "the unaligned tail";
+}
+
+TEST_F(FallbackDirectIo, DirectReadsEndShortAtEndOfFile)
+{
+    InitSerial(16, 2);
+    fake_->cache_answer = CacheAnswer::kNothingCached;
+    const size_t file_size = 10000 + 3;
+    File f = OpenDirectFile("direct-eof", file_size, 69);
+    SKIP_WITHOUT_O_DIRECT();
+    for (const MemKind &kind : {kDevice, kHostPinned}) {
+        Buffer b(64 * kKiB, kind);
+        ASSERT_EQ(Read(f, b, 0, 64 * kKiB, 0), static_cast<ssize_t>(file_size)) << kind.name;
+        EXPECT_EQ(hf_test_pattern_check(b.data(), file_size, 0, 69), -1) << kind.name;
+        EXPECT_TRUE(b.UntouchedOutside(0, file_size)) << kind.name;
+        EXPECT_EQ(Read(f, b, 0, 8192, 16384), 0) << kind.name << ": past the end";
+    }
+    EXPECT_GT(fake_->bytes_direct, 0u);
+}
+
+TEST_F(FallbackDirectIo, ARefusedDirectReadIsRetriedBuffered)
+{
+    InitSerial(16, 2);
+    fake_->cache_answer = CacheAnswer::kNothingCached;
+    fake_->direct_einval = 1;
+    const size_t size = 128 * kKiB;
+    File f = OpenDirectFile("direct-einval", size, 70);
+    SKIP_WITHOUT_O_DIRECT();
+    Buffer b(size, kDevice);
+    ASSERT_EQ(Read(f, b, 0, size, 0), static_cast<ssize_t>(size));
+    EXPECT_EQ(hf_test_pattern_check(b.data(), size, 0, 70), -1);
+    EXPECT_TRUE(LogHas(HF_LOG_WARN, "reading buffered"));
+    EXPECT_EQ(fake_->preads_direct, 1) << "the rest of the request stays buffered";
+    EXPECT_EQ(fake_->bytes_buffered, size);
+}
+
+TEST_F(FallbackDirectIo, AnErrorFromADirectReadInTheMiddlePieceEndsTheResultThere)
+{
+    InitSplitting(16, 4, 64);
+    fake_->width = 4;
+    fake_->cache_answer = CacheAnswer::kNothingCached;
+    const size_t size = kMiB;
+    File f = OpenDirectFile("direct-eio", 2 * kMiB, 71);
+    SKIP_WITHOUT_O_DIRECT();
+    const int64_t fault_at = 600 * 1024;
+    fake_->pread_faults.fault_offset = fault_at;
+    fake_->pread_faults.fault_errno = EIO;
+    Buffer b(size, kDevice);
+    ASSERT_EQ(Read(f, b, 0, size, 0), fault_at);
+    EXPECT_EQ(hf_test_pattern_check(b.data(), static_cast<size_t>(fault_at), 0, 71), -1);
+    EXPECT_TRUE(LogHas(HF_LOG_ERROR, "O_DIRECT pread"));
+}
+
+TEST_F(FallbackDirectIo, WritesNeverUseTheDirectDescriptor)
+{
+    InitSplitting(16, 4, 64);
+    const size_t size = 512 * kKiB + 5;
+    File f = OpenDirectFile("direct-write", 0, 0);
+    SKIP_WITHOUT_O_DIRECT();
+    for (const MemKind &kind : {kDevice, kHostPinned}) {
+        Buffer b(size, kind);
+        hf_test_pattern_fill(b.data(), size, 0, 72);
+        ASSERT_EQ(Write(f, b, 0, size, 0), static_cast<ssize_t>(size)) << kind.name;
+    }
+    EXPECT_EQ(hf_test_pattern_check(ReadWholeFile(f.fd).data(), size, 0, 72), -1);
+    // pwrites_direct is checked at teardown.
+}
+
+TEST_F(FallbackDirectIo, AFileWithoutDirectDescriptorIsNeverAskedAboutTheCache)
+{
+    InitSplitting(16, 4, 64);
+    const size_t size = 256 * kKiB;
+    File f = OpenPatternFile("no-direct-twin", size, 73);
+    Buffer b(size, kDevice);
+    ASSERT_EQ(Read(f, b, 0, size, 0), static_cast<ssize_t>(size));
+    EXPECT_EQ(fake_->preadv2_calls, 0) << "buffered either way: nothing to decide";
+}
+
+TEST_F(FallbackDirectIo, ChunksThatAreNotAMultipleOfTheDirectGranuleReadBuffered)
+{
+    SetConfig("chunk_size_kb", 12);
+    SetConfig("inline_max_kb", 1024 * 1024);
+    Init();
+    fake_->cache_answer = CacheAnswer::kNothingCached;
+    const size_t size = 64 * kKiB;
+    File f = OpenDirectFile("odd-chunk", size, 74);
+    SKIP_WITHOUT_O_DIRECT();
+    hf_file_info file;
+    Buffer b(size, kDevice);
+    hf_buf_info buf = b.Info();
+    hf_io_request req = Request(HF_IO_READ, f, &file, &buf, 0, size, 0, nullptr);
+    file.dio_offset_align = 8192; // 12 KiB chunks would cut 8 KiB granules
+    file.dio_mem_align = 8192;
+    ASSERT_EQ(ops_->read(backend_, &req), static_cast<ssize_t>(size));
+    EXPECT_EQ(hf_test_pattern_check(b.data(), size, 0, 74), -1);
+    EXPECT_EQ(fake_->preads_direct, 0);
+}
+
+class FallbackDirectRandom : public FallbackDirectIo,
+                             public ::testing::WithParamInterface<CacheAnswer>
+{
+};
+
+TEST_P(FallbackDirectRandom, RandomReadsAreExactWhateverTheCacheSays)
+{
+    InitSplitting(12, 3, 24);
+    fake_->cache_answer = GetParam();
+    const uint64_t file_size = 2 * kMiB + 4321;
+    File f = OpenDirectFile("direct-random", file_size, 75);
+    SKIP_WITHOUT_O_DIRECT();
+    std::mt19937_64 rng(99);
+    for (int i = 0; i < 50; i++) {
+        fake_->width = 1 + static_cast<unsigned>(rng() % 6);
+        size_t size = 1 + rng() % (kMiB);
+        uint64_t file_offset = rng() % (file_size + 8192);
+        if (rng() % 2 == 0)
+            file_offset = hf_align_down(file_offset, 4096);
+        const MemKind &kind = rng() % 2 == 0 ? kDevice : kPageable;
+        size_t buf_offset = kind.bounces ? rng() % 5000 : file_offset % 4096;
+        Buffer b(buf_offset + size, kind);
+        size_t expected =
+            file_offset >= file_size ? 0 : std::min<uint64_t>(size, file_size - file_offset);
+        SCOPED_TRACE(testing::Message()
+                     << "iteration " << i << ": " << size << " bytes at " << file_offset << " into "
+                     << kind.name << " + " << buf_offset);
+        ASSERT_EQ(
+            Read(f, b, static_cast<int64_t>(buf_offset), size, static_cast<int64_t>(file_offset)),
+            static_cast<ssize_t>(expected));
+        ASSERT_EQ(hf_test_pattern_check(b.data() + buf_offset, expected, file_offset, 75), -1);
+        ASSERT_TRUE(b.UntouchedOutside(buf_offset, buf_offset + expected));
+    }
+    if (GetParam() != CacheAnswer::kKernel) {
+        EXPECT_GT(fake_->bytes_direct, 0u);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(CacheAnswers, FallbackDirectRandom,
+                         ::testing::Values(CacheAnswer::kKernel, CacheAnswer::kNothingCached,
+                                           CacheAnswer::kUnsupported, CacheAnswer::kHalfCached),
+                         [](const ::testing::TestParamInfo<CacheAnswer> &info) {
+                             switch (info.param) {
+                             case CacheAnswer::kKernel:
+                                 return std::string("Kernel");
+                             case CacheAnswer::kNothingCached:
+                                 return std::string("NothingCached");
+                             case CacheAnswer::kUnsupported:
+                                 return std::string("Unsupported");
+                             case CacheAnswer::kHalfCached:
+                                 break;
+                             }
+                             return std::string("HalfCached");
+                         });
+
+} // namespace

@@ -1,0 +1,815 @@
+// The fake host behind the fallback tests (fallback_fake_host.h).
+#include "fallback_fake_host.h"
+
+#include <dlfcn.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cerrno>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+#include "common/align.h"
+
+namespace fallback_test
+{
+
+FakeState *g_fake;
+
+namespace
+{
+thread_local int t_current_device = 0;
+} // namespace
+
+int CurrentDevice()
+{
+    return t_current_device;
+}
+
+void SetCurrentDevice(int device)
+{
+    t_current_device = device;
+}
+
+const MemKind kDevice = {"Device", HF_MEM_DEVICE, 0, false, true};
+const MemKind kDeviceCoherent = {"DeviceCoherent", HF_MEM_DEVICE, 0, true, false};
+const MemKind kHostPinned = {"HostPinned", HF_MEM_HOST_PINNED, -1, true, false};
+const MemKind kPageable = {"Pageable", HF_MEM_UNKNOWN, -1, true, false};
+const MemKind kManaged = {"Managed", HF_MEM_MANAGED, 0, true, false};
+
+namespace
+{
+
+bool RangeInside(const std::vector<std::pair<uintptr_t, size_t>> &ranges, const void *p, size_t n)
+{
+    auto lo = reinterpret_cast<uintptr_t>(p);
+    for (const auto &r : ranges) {
+        if (lo >= r.first && lo + n <= r.first + r.second)
+            return true;
+    }
+    return false;
+}
+
+// The device range holding [p, p + n), or nullptr.
+const FakeState::DeviceRange *DeviceRangeOf(const void *p, size_t n)
+{
+    auto lo = reinterpret_cast<uintptr_t>(p);
+    for (const auto &r : g_fake->device_ranges) {
+        if (lo < r.base + r.size && r.base < lo + n)
+            return &r;
+    }
+    return nullptr;
+}
+
+void FakeLog(const hf_host_api *, int level, const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof(line), fmt, ap);
+    va_end(ap);
+    std::lock_guard<std::mutex> lock(g_fake->mu);
+    g_fake->log_lines.emplace_back(level, line);
+}
+
+int FakeConfigInt(const hf_host_api *, const char *key, int64_t *value_p)
+{
+    auto it = g_fake->config.find(key);
+    if (it == g_fake->config.end())
+        return -ENOENT;
+    if (it->second.first != 0)
+        return it->second.first;
+    *value_p = it->second.second;
+    return 0;
+}
+
+int FakeConfigBool(const hf_host_api *, const char *key, bool *value_p)
+{
+    auto it = g_fake->config_bools.find(key);
+    if (it == g_fake->config_bools.end())
+        return -ENOENT;
+    if (it->second.first != 0)
+        return it->second.first;
+    *value_p = it->second.second;
+    return 0;
+}
+
+int FakeConfigString(const hf_host_api *, const char *key, const char **value_p)
+{
+    auto it = g_fake->config_texts.find(key);
+    if (it == g_fake->config_texts.end())
+        return -ENOENT;
+    if (it->second.first != 0)
+        return it->second.first;
+    *value_p = it->second.second.c_str();
+    return 0;
+}
+
+int FakePointerInfo(const void *, hf_gpu_pointer_info *)
+{
+    return 1;
+}
+
+int FakeDeviceCount(int *count_p)
+{
+    *count_p = g_fake->device_count;
+    return 0;
+}
+
+int FakeGetDevice(int *device_p)
+{
+    *device_p = t_current_device;
+    return 0;
+}
+
+int FakeSetDevice(int device)
+{
+    int call = g_fake->set_device_calls++;
+    int fail_from = g_fake->set_device_fail_from;
+    if (fail_from >= 0 && call >= fail_from)
+        return kFakeNoDevice;
+    t_current_device = device;
+    return 0;
+}
+
+int FakeHostAllocPinned(void **ptr_p, size_t size)
+{
+    int call = g_fake->alloc_calls++;
+    if (t_current_device >= 0 && t_current_device < 2)
+        g_fake->alloc_calls_on_device[t_current_device]++;
+    int fail_from = g_fake->alloc_fail_from;
+    if (fail_from >= 0 && call >= fail_from)
+        return kFakeOutOfMemory;
+    void *p = aligned_alloc(4096, hf_align_up(size, 4096));
+    if (p == nullptr)
+        return kFakeOutOfMemory;
+    std::lock_guard<std::mutex> lock(g_fake->mu);
+    g_fake->pinned.emplace_back(reinterpret_cast<uintptr_t>(p), size);
+    g_fake->pinned_size = size;
+    int live = ++g_fake->pinned_live;
+    if (live > g_fake->pinned_live_max)
+        g_fake->pinned_live_max = live;
+    *ptr_p = p;
+    return 0;
+}
+
+int FakeMemcpySync(void *dst, const void *src, size_t size)
+{
+    g_fake->memcpy_sync_calls++;
+    memcpy(dst, src, size);
+    return 0;
+}
+
+} // namespace
+
+// A stream runs nothing until it is synchronized (or destroyed), so a buffer reused before its
+// copy was waited for, or a result returned before it, shows up as wrong bytes.
+struct FakeCopy {
+    void *dst;
+    const void *src;
+    size_t size;
+    const void *device_side;
+};
+
+struct FakeStream {
+    int device;
+    std::mutex mu;
+    std::vector<FakeCopy> pending;
+};
+
+namespace
+{
+
+bool CopyTouches(const void *p, size_t size, uintptr_t address)
+{
+    auto lo = reinterpret_cast<uintptr_t>(p);
+    return address != 0 && address >= lo && address < lo + size;
+}
+
+int FakeMemcpyAsync(void *dst, const void *src, size_t size, void *stream)
+{
+    auto *s = static_cast<FakeStream *>(stream);
+    int call = g_fake->memcpy_calls++;
+    int fail_from = g_fake->memcpy_fail_from;
+    if (fail_from >= 0 && call >= fail_from)
+        return kFakeCopyFailure;
+    const void *device_side;
+    {
+        std::lock_guard<std::mutex> lock(g_fake->mu);
+        bool dst_pinned = RangeInside(g_fake->pinned, dst, size);
+        bool src_pinned = RangeInside(g_fake->pinned, src, size);
+        if (!dst_pinned && !src_pinned)
+            g_fake->copies_without_pinned++;
+        device_side = dst_pinned ? src : dst;
+        const FakeState::DeviceRange *range = DeviceRangeOf(device_side, size);
+        if (s == nullptr || s->device != t_current_device ||
+            (range != nullptr && range->device >= 0 && range->device != s->device))
+            g_fake->copies_on_wrong_device++;
+    }
+    if (s == nullptr)
+        return kFakeStreamFailure;
+    g_fake->copy_device = s->device;
+    if (CopyTouches(device_side, size, g_fake->copy_fail_at))
+        return kFakeCopyFailure;
+    std::lock_guard<std::mutex> lock(s->mu);
+    s->pending.push_back({dst, src, size, device_side});
+    return 0;
+}
+
+int FakeStreamCreate(void **stream_p)
+{
+    int call = g_fake->streams_created++;
+    int fail_from = g_fake->stream_create_fail_from;
+    if (fail_from >= 0 && call >= fail_from)
+        return kFakeStreamFailure;
+    auto *s = new FakeStream;
+    s->device = t_current_device;
+    g_fake->streams_live++;
+    *stream_p = s;
+    return 0;
+}
+
+void RunPending(FakeStream *s)
+{
+    std::vector<FakeCopy> work;
+    {
+        std::lock_guard<std::mutex> lock(s->mu);
+        work.swap(s->pending);
+    }
+    for (const FakeCopy &op : work)
+        memcpy(op.dst, op.src, op.size);
+}
+
+// Like the real runtimes, destroying does not cancel: queued work still runs.
+int FakeStreamDestroy(void *stream)
+{
+    auto *s = static_cast<FakeStream *>(stream);
+    RunPending(s);
+    delete s;
+    g_fake->streams_live--;
+    return 0;
+}
+
+// A failed wait drops what was queued: those bytes never arrived.
+int FakeStreamSynchronize(void *stream)
+{
+    auto *s = static_cast<FakeStream *>(stream);
+    int call = g_fake->sync_calls++;
+    int fail_from = g_fake->sync_fail_from;
+    bool fail = fail_from >= 0 && call >= fail_from;
+    {
+        std::lock_guard<std::mutex> lock(s->mu);
+        for (const FakeCopy &op : s->pending)
+            fail = fail || CopyTouches(op.device_side, op.size, g_fake->sync_fail_at);
+        if (fail) {
+            s->pending.clear();
+            return kFakeSyncFailure;
+        }
+    }
+    RunPending(s);
+    return 0;
+}
+
+const char *FakeErrorString(int err)
+{
+    return err == 0 ? "fakeSuccess" : "fakeFailure";
+}
+
+bool TouchesDevice(const void *buf, size_t count)
+{
+    std::lock_guard<std::mutex> lock(g_fake->mu);
+    const FakeState::DeviceRange *range = DeviceRangeOf(buf, count);
+    return range != nullptr;
+}
+
+// Applies the call-count fault plan; returns true with *result_p set when the call is answered by
+// a fault.
+bool InjectFault(SysFaults &f, size_t *count_inout, ssize_t *result_p)
+{
+    int call = f.calls++;
+    int every = f.eintr_every;
+    if (every > 0 && call % every == 0) {
+        f.eintr_seen++;
+        errno = EINTR;
+        *result_p = -1;
+        return true;
+    }
+    int fail_from = f.fail_from;
+    if (fail_from >= 0 && call >= fail_from) {
+        errno = f.fail_errno;
+        *result_p = -1;
+        return true;
+    }
+    int zero_from = f.zero_from;
+    if (zero_from >= 0 && call >= zero_from) {
+        *result_p = 0;
+        return true;
+    }
+    if (f.overstate) {
+        *result_p = static_cast<ssize_t>(*count_inout) + 1;
+        return true;
+    }
+    size_t cap = f.max_bytes;
+    if (cap != 0 && *count_inout > cap)
+        *count_inout = cap;
+    return false;
+}
+
+// Applies the file-offset fault; returns true with *result_p set when the call fails.
+bool InjectOffsetFault(SysFaults &f, off_t offset, size_t *count_inout, ssize_t *result_p)
+{
+    int64_t at = f.fault_offset;
+    if (at < 0 || *count_inout == 0)
+        return false;
+    if (at > offset && static_cast<uint64_t>(at) < static_cast<uint64_t>(offset) + *count_inout) {
+        *count_inout = static_cast<size_t>(at - offset);
+        return false;
+    }
+    if (at != offset || f.fault_errno == 0)
+        return false;
+    int times = f.fault_times;
+    if (times >= 0 && f.fault_fired >= times)
+        return false;
+    f.fault_fired++;
+    errno = f.fault_errno;
+    *result_p = -1;
+    return true;
+}
+
+bool IsDirect(int fd)
+{
+    return fd >= 0 && fd == g_fake->direct_fd;
+}
+
+void WaitForCompany()
+{
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while (!g_fake->company_seen && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+    g_fake->company_seen = true; // company or not, wait only once
+}
+
+void WaitForAllocs()
+{
+    int wanted = g_fake->pread_waits_for_allocs.exchange(0);
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while (g_fake->alloc_calls < wanted && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+}
+
+ssize_t FakePread(int fd, void *buf, size_t count, off_t offset)
+{
+    if (g_fake->pread_waits_for_company)
+        WaitForCompany();
+    if (g_fake->pread_waits_for_allocs > 0)
+        WaitForAllocs();
+    if (TouchesDevice(buf, count))
+        g_fake->syscalls_on_device_memory++;
+    bool direct = IsDirect(fd);
+    if (direct) {
+        g_fake->preads_direct++;
+        if (!hf_align_is_aligned(static_cast<uint64_t>(offset), 4096) ||
+            !hf_align_is_aligned(count, 4096) || !hf_align_ptr_is_aligned(buf, 4096))
+            g_fake->direct_misaligned++;
+        if (g_fake->direct_einval > 0) {
+            g_fake->direct_einval--;
+            errno = EINVAL;
+            return -1;
+        }
+    } else {
+        g_fake->preads_buffered++;
+    }
+    ssize_t result;
+    if (InjectFault(g_fake->pread_faults, &count, &result) ||
+        InjectOffsetFault(g_fake->pread_faults, offset, &count, &result))
+        return result;
+    result = pread(fd, buf, count, offset);
+    if (result > 0)
+        (direct ? g_fake->bytes_direct : g_fake->bytes_buffered) += static_cast<uint64_t>(result);
+    return result;
+}
+
+ssize_t FakePreadv2(int fd, const struct iovec *iov, int iovcnt, off_t offset, int flags)
+{
+    g_fake->preadv2_calls++;
+    if (iovcnt != 1) {
+        ADD_FAILURE() << "the fallback probes one range at a time";
+        errno = EINVAL;
+        return -1;
+    }
+    if (TouchesDevice(iov[0].iov_base, iov[0].iov_len))
+        g_fake->syscalls_on_device_memory++;
+    if (IsDirect(fd))
+        ADD_FAILURE() << "the page cache is asked through the O_DIRECT descriptor";
+    struct iovec one = iov[0];
+    if (flags & RWF_NOWAIT) {
+        switch (g_fake->cache_answer.load()) {
+        case CacheAnswer::kNothingCached:
+            errno = EAGAIN;
+            return -1;
+        case CacheAnswer::kUnsupported:
+            errno = EOPNOTSUPP;
+            return -1;
+        case CacheAnswer::kHalfCached:
+            one.iov_len = hf_align_down(one.iov_len / 2, 4096);
+            if (one.iov_len == 0) {
+                errno = EAGAIN;
+                return -1;
+            }
+            break;
+        case CacheAnswer::kKernel:
+            break;
+        }
+    }
+    ssize_t result;
+    if (InjectOffsetFault(g_fake->pread_faults, offset, &one.iov_len, &result))
+        return result;
+    result = preadv2(fd, &one, 1, offset, flags);
+    if (result > 0)
+        g_fake->bytes_probed += static_cast<uint64_t>(result);
+    return result;
+}
+
+ssize_t FakePwrite(int fd, const void *buf, size_t count, off_t offset)
+{
+    if (TouchesDevice(buf, count))
+        g_fake->syscalls_on_device_memory++;
+    if (IsDirect(fd))
+        g_fake->pwrites_direct++;
+    ssize_t result;
+    if (InjectFault(g_fake->pwrite_faults, &count, &result) ||
+        InjectOffsetFault(g_fake->pwrite_faults, offset, &count, &result))
+        return result;
+    return pwrite(fd, buf, count, offset);
+}
+
+int FakeFstat(int fd, struct stat *st)
+{
+    g_fake->fstat_calls++;
+    return fstat(fd, st);
+}
+
+int FakeIoctl(int fd, unsigned long request, void *arg)
+{
+    return ioctl(fd, request, arg);
+}
+
+// A real executor in miniature: up to width - 1 threads besides the caller claim indices in order.
+int FakeParallelRun(const hf_host_api *, unsigned n, void (*task)(void *arg, unsigned index),
+                    void *arg)
+{
+    g_fake->parallel_runs++;
+    int refusal = g_fake->parallel_run_result;
+    if (refusal != 0)
+        return refusal;
+    g_fake->parallel_tasks += static_cast<int>(n);
+    if (n == 0)
+        return 0;
+    std::atomic<unsigned> next{0};
+    auto enter = [] {
+        int running = ++g_fake->tasks_running;
+        if (running >= 2)
+            g_fake->company_seen = true;
+        int seen = g_fake->max_tasks_at_once;
+        while (running > seen && !g_fake->max_tasks_at_once.compare_exchange_weak(seen, running))
+            ;
+    };
+    auto work = [&] {
+        for (unsigned i; (i = next++) < n;) {
+            enter();
+            task(arg, i);
+            g_fake->tasks_running--;
+        }
+    };
+    // The caller takes the first piece before any helper starts, so tests know who runs it.
+    unsigned first = next++;
+    enter();
+    unsigned width = std::max(1u, g_fake->width.load());
+    std::vector<std::thread> helpers;
+    for (unsigned t = 1; t < std::min(width, n); t++)
+        helpers.emplace_back(work);
+    task(arg, first);
+    g_fake->tasks_running--;
+    work();
+    for (std::thread &h : helpers)
+        h.join();
+    return 0;
+}
+
+unsigned FakeParallelWidth(const hf_host_api *)
+{
+    return g_fake->width;
+}
+
+hf_gpu_ops MakeGpu()
+{
+    hf_gpu_ops gpu{};
+    gpu.struct_size = sizeof(gpu);
+    gpu.name = "fake";
+    gpu.pointer_info = FakePointerInfo;
+    gpu.device_count = FakeDeviceCount;
+    gpu.get_device = FakeGetDevice;
+    gpu.set_device = FakeSetDevice;
+    gpu.host_alloc_pinned = FakeHostAllocPinned;
+    gpu.host_free_pinned = FakeHostFreePinned;
+    gpu.memcpy_sync = FakeMemcpySync;
+    gpu.memcpy_async = FakeMemcpyAsync;
+    gpu.stream_create = FakeStreamCreate;
+    gpu.stream_destroy = FakeStreamDestroy;
+    gpu.stream_synchronize = FakeStreamSynchronize;
+    gpu.error_string = FakeErrorString;
+    return gpu;
+}
+
+hf_sys_ops MakeSys()
+{
+    hf_sys_ops sys{};
+    sys.struct_size = sizeof(sys);
+    sys.pread = FakePread;
+    sys.pwrite = FakePwrite;
+    sys.fstat = FakeFstat;
+    sys.fdatasync = fdatasync;
+    sys.ioctl = FakeIoctl;
+    sys.preadv2 = FakePreadv2;
+    return sys;
+}
+
+const hf_gpu_ops kFakeGpu = MakeGpu();
+const hf_sys_ops kFakeSys = MakeSys();
+
+} // namespace
+
+int FakeHostFreePinned(void *ptr)
+{
+    std::lock_guard<std::mutex> lock(g_fake->mu);
+    auto it = std::find_if(g_fake->pinned.begin(), g_fake->pinned.end(), [ptr](const auto &r) {
+        return r.first == reinterpret_cast<uintptr_t>(ptr);
+    });
+    if (it == g_fake->pinned.end()) {
+        g_fake->bad_frees++;
+        return 1;
+    }
+    g_fake->pinned.erase(it);
+    g_fake->pinned_live--;
+    free(ptr);
+    return 0;
+}
+
+hf_sys_ops FakeSysTable()
+{
+    return kFakeSys;
+}
+
+hf_host_api MakeHost()
+{
+    hf_host_api host{};
+    host.struct_size = sizeof(host);
+    host.abi_minor = HF_BACKEND_ABI_MINOR;
+    host.log = FakeLog;
+    host.config_int = FakeConfigInt;
+    host.config_bool = FakeConfigBool;
+    host.config_string = FakeConfigString;
+    host.gpu = &kFakeGpu;
+    host.sys = &kFakeSys;
+    host.parallel_run = FakeParallelRun;
+    host.parallel_width = FakeParallelWidth;
+    return host;
+}
+
+bool LogHas(int level, const std::string &needle)
+{
+    std::lock_guard<std::mutex> lock(g_fake->mu);
+    for (const auto &line : g_fake->log_lines) {
+        if (line.first == level && line.second.find(needle) != std::string::npos)
+            return true;
+    }
+    return false;
+}
+
+Buffer::Buffer(size_t length, const MemKind &kind)
+    : total_(hf_align_up(length + 2 * kGuard, 4096)), length_(length), kind_(kind)
+{
+    bytes_ = static_cast<uint8_t *>(aligned_alloc(4096, total_));
+    memset(bytes_, kUntouched, total_);
+    if (kind_.bounces) {
+        std::lock_guard<std::mutex> lock(g_fake->mu);
+        g_fake->device_ranges.push_back(
+            {reinterpret_cast<uintptr_t>(data()), length_, kind_.device});
+    }
+}
+
+Buffer::~Buffer()
+{
+    if (kind_.bounces) {
+        std::lock_guard<std::mutex> lock(g_fake->mu);
+        auto &r = g_fake->device_ranges;
+        auto base = reinterpret_cast<uintptr_t>(data());
+        r.erase(std::remove_if(r.begin(), r.end(),
+                               [&](const FakeState::DeviceRange &d) {
+                                   return d.base == base && d.size == length_;
+                               }),
+                r.end());
+    }
+    free(bytes_);
+}
+
+hf_buf_info Buffer::Info()
+{
+    hf_buf_info info{};
+    info.struct_size = sizeof(info);
+    info.mem_type = kind_.mem_type;
+    info.base = data();
+    info.length = length_;
+    info.device = kind_.device;
+    info.host_accessible = kind_.host_accessible;
+    return info;
+}
+
+bool Buffer::UntouchedOutside(size_t from, size_t to) const
+{
+    for (size_t i = 0; i < total_; i++) {
+        size_t extent_index = i - kGuard;
+        bool inside = i >= kGuard && extent_index >= from && extent_index < to;
+        if (!inside && bytes_[i] != kUntouched)
+            return false;
+    }
+    return true;
+}
+
+std::vector<uint8_t> ReadWholeFile(int fd)
+{
+    struct stat st;
+    EXPECT_EQ(fstat(fd, &st), 0);
+    std::vector<uint8_t> bytes(static_cast<size_t>(st.st_size));
+    size_t done = 0;
+    while (done < bytes.size()) {
+        ssize_t n = pread(fd, bytes.data() + done, bytes.size() - done, static_cast<off_t>(done));
+        if (n <= 0)
+            break;
+        done += static_cast<size_t>(n);
+    }
+    EXPECT_EQ(done, bytes.size());
+    return bytes;
+}
+
+const LoadedPlugin &Plugin()
+{
+    static LoadedPlugin plugin = [] {
+        LoadedPlugin p;
+        const char *path = HF_TEST_PLUGIN_DIR "/libhipfile-fallback.so";
+        p.handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        if (p.handle == nullptr) {
+            p.error = dlerror();
+            return p;
+        }
+        p.entry = reinterpret_cast<hf_backend_entry_fn>(dlsym(p.handle, HF_BACKEND_ENTRY_SYMBOL));
+        if (p.entry == nullptr)
+            p.error = std::string("no entry symbol in ") + path;
+        return p;
+    }();
+    return plugin;
+}
+
+void FallbackPlugin::SetUp()
+{
+    fake_ = std::make_unique<FakeState>();
+    g_fake = fake_.get();
+    t_current_device = 0;
+    host_ = MakeHost();
+    const LoadedPlugin &plugin = Plugin();
+    ASSERT_NE(plugin.entry, nullptr) << plugin.error;
+    uint32_t minor = HF_BACKEND_ABI_MINOR;
+    ASSERT_EQ(plugin.entry(&host_, &minor, &ops_), 0);
+    ASSERT_NE(ops_, nullptr);
+}
+
+void FallbackPlugin::TearDown()
+{
+    Fini();
+    for (const File &f : files_) {
+        close(f.fd);
+        if (f.direct_fd >= 0)
+            close(f.direct_fd);
+    }
+    EXPECT_EQ(fake_->pinned_live, 0) << "pinned staging buffers outlived fini";
+    EXPECT_EQ(fake_->streams_live, 0) << "staging streams outlived fini";
+    EXPECT_EQ(fake_->bad_frees, 0);
+    EXPECT_EQ(fake_->memcpy_sync_calls, 0) << "the data path must not use the legacy stream";
+    EXPECT_EQ(fake_->copies_on_wrong_device, 0);
+    EXPECT_EQ(fake_->pwrites_direct, 0) << "writes go through the buffered descriptor";
+    EXPECT_EQ(fake_->direct_misaligned, 0) << "an O_DIRECT read the kernel would refuse";
+    g_fake = nullptr;
+}
+
+void FallbackPlugin::Init()
+{
+    ASSERT_EQ(ops_->init(&host_, &backend_), 0);
+    ASSERT_NE(backend_, nullptr);
+}
+
+void FallbackPlugin::InitSmallPool(int64_t chunk_kib, int64_t slots)
+{
+    SetConfig("chunk_size_kb", chunk_kib);
+    SetConfig("staging_slots_per_device", slots);
+    Init();
+}
+
+void FallbackPlugin::InitSerial(int64_t chunk_kib, int64_t slots)
+{
+    SetConfig("inline_max_kb", 1024 * 1024);
+    InitSmallPool(chunk_kib, slots);
+}
+
+void FallbackPlugin::InitSplitting(int64_t chunk_kib, int64_t slots, int64_t split_kib)
+{
+    SetConfig("inline_max_kb", split_kib);
+    SetConfig("split_threshold_kb", split_kib);
+    InitSmallPool(chunk_kib, slots);
+}
+
+void FallbackPlugin::Fini()
+{
+    if (backend_ != nullptr)
+        ops_->fini(backend_);
+    backend_ = nullptr;
+}
+
+File FallbackPlugin::OpenPatternFile(const std::string &name, uint64_t size, uint32_t seed,
+                                     int flags)
+{
+    File f;
+    char *path = hf_test_path(name.c_str());
+    f.path = path;
+    free(path);
+    EXPECT_EQ(hf_test_pattern_file(f.path.c_str(), size, seed), 0);
+    f.fd = open(f.path.c_str(), flags | O_CLOEXEC);
+    EXPECT_GE(f.fd, 0) << f.path << ": " << strerror(errno);
+    f.status_flags = fcntl(f.fd, F_GETFL);
+    files_.push_back(f);
+    return f;
+}
+
+bool FallbackPlugin::AddDirectTwin(File &f)
+{
+    f.direct_fd = open(f.path.c_str(), (f.status_flags & O_ACCMODE) | O_DIRECT | O_CLOEXEC);
+    if (f.direct_fd < 0)
+        return false;
+    fake_->direct_fd = f.direct_fd;
+    for (File &kept : files_) {
+        if (kept.fd == f.fd)
+            kept.direct_fd = f.direct_fd;
+    }
+    return true;
+}
+
+hf_io_request FallbackPlugin::Request(int op, const File &f, hf_file_info *file, hf_buf_info *buf,
+                                      int64_t buf_offset, size_t size, int64_t file_offset,
+                                      int *gpu_error_p)
+{
+    *file = hf_file_info{};
+    file->struct_size = sizeof(*file);
+    file->fd = f.fd;
+    file->direct_fd = f.direct_fd;
+    if (f.direct_fd >= 0) {
+        file->dio_mem_align = 4096;
+        file->dio_offset_align = 4096;
+    }
+    file->kind = HF_FILE_REGULAR;
+    file->mode = S_IFREG | 0644;
+    file->status_flags = f.status_flags;
+    snprintf(file->fs_name, sizeof(file->fs_name), "unknown");
+    hf_io_request req{};
+    req.struct_size = sizeof(req);
+    req.op = op;
+    req.file = file;
+    req.buf = buf;
+    req.size = size;
+    req.file_offset = file_offset;
+    req.buf_offset = buf_offset;
+    req.gpu_error_p = gpu_error_p;
+    return req;
+}
+
+ssize_t FallbackPlugin::Io(int op, const File &f, Buffer &b, int64_t buf_offset, size_t size,
+                           int64_t file_offset, int *gpu_error_p)
+{
+    hf_file_info file;
+    hf_buf_info buf = b.Info();
+    hf_io_request req = Request(op, f, &file, &buf, buf_offset, size, file_offset, gpu_error_p);
+    return op == HF_IO_READ ? ops_->read(backend_, &req) : ops_->write(backend_, &req);
+}
+
+int FallbackPlugin::Score(const File &f, hf_buf_info buf, const char **reason_p)
+{
+    hf_file_info file;
+    hf_io_request req = Request(HF_IO_READ, f, &file, &buf, 0, 1, 0, nullptr);
+    return ops_->score(backend_, &req, reason_p);
+}
+
+} // namespace fallback_test
