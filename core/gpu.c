@@ -110,6 +110,7 @@ static const struct gpu_symbol gpu_symbols[] = {
     GPU_SYMBOL("hipEventSynchronize", event_synchronize, false),
     GPU_SYMBOL("hipEventDestroy", event_destroy, false),
     GPU_SYMBOL("hipDeviceGetAttribute", device_get_attribute, false),
+    GPU_SYMBOL("hipStreamGetDevice", stream_get_device, false),
 };
 
 /* dlsym hands back data pointers; storing them as function pointers relies on POSIX's guarantee. */

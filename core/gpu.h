@@ -77,6 +77,8 @@ struct hf_gpu_runtime {
     int (*event_destroy)(void *event);                              /**< hipEventDestroy */
     /** hipDeviceGetAttribute (attribute numbering of the running runtime) */
     int (*device_get_attribute)(int *value_p, int attribute, int device);
+    /** hipStreamGetDevice (newer ROCm; absent from HIP 5.2 and from our providers) */
+    int (*stream_get_device)(void *stream, int *device_p);
 };
 
 /**

@@ -1,4 +1,8 @@
-/* hipFileStreamRegister/Deregister: a small table of streams and the flags they were given. */
+/*
+ * hipFileStreamRegister/Deregister: a small table of stream handle values and the flags they were
+ * given. Handles are never dereferenced or passed to the runtime here, so a stream destroyed while
+ * registered leaves only a stale entry for the caller to deregister.
+ */
 #include "stream.h"
 
 #include <pthread.h>
@@ -67,6 +71,11 @@ unlock:
     return hf_status(err);
 }
 
+/*
+ * Detaches rather than waits: operations in flight copied what their stream's flags fixed when they
+ * were submitted, so they no longer need the entry, and a caller holding the stream cannot
+ * deadlock here.
+ */
 HIPFILE_API hipFileError_t hipFileStreamDeregister(hipStream_t stream)
 {
     pthread_mutex_lock(&stream_lock);

@@ -9,7 +9,10 @@
 
 #include <hipfile.h>
 
-/** Flags of @p stream when registered; 0 when not. */
+/**
+ * Flags of @p stream when registered; 0 when not. Async submission reads them once, so a later
+ * deregistration does not change operations already queued.
+ */
 unsigned hf_stream_flags(hipStream_t stream);
 
 #endif
