@@ -161,7 +161,7 @@ const struct hf_setting hf_settings[HF_SETTING_COUNT] = {
     [HF_SETTING_STREAM_MEMOPS_BYPASS] = {BOOL_ROW("properties.stream_memops_bypass", 0),
                                          BOOL_PARAM(hipFileParamStreamMemopsBypass),
                                          .help = "order async I/O without stream memory ops"},
-    [HF_SETTING_MAX_IO_THREADS] = {INT_ROW("execution.max_io_threads", "", 4, 1, 1024),
+    [HF_SETTING_MAX_IO_THREADS] = {INT_ROW("execution.max_io_threads", "", 16, 1, 1024),
                                    SIZE_PARAM(hipFileParamExecutionMaxIOThreads),
                                    .help = "worker threads of the executor"},
     [HF_SETTING_MAX_IO_QUEUE_DEPTH] = {INT_ROW("execution.max_io_queue_depth", "", 128, 1, 65536),

@@ -81,7 +81,8 @@ TEST_F(ConfigTest, DefaultsMatchCuFileWhereCuFileHasTheKey)
     EXPECT_FALSE(hf_config_get_bool("properties.allow_system_memory"));
     EXPECT_TRUE(hf_config_get_bool("properties.allow_compat_mode"));
     EXPECT_FALSE(hf_config_get_bool("properties.force_compat_mode"));
-    EXPECT_EQ(4, hf_config_get_int("execution.max_io_threads"));
+    // cuFile's default is 4; ours is 16, chosen by measurement (docs/decisions.md).
+    EXPECT_EQ(16, hf_config_get_int("execution.max_io_threads"));
     EXPECT_TRUE(hf_config_get_bool("execution.parallel_io"));
     EXPECT_STREQ("warn", hf_config_get_string("log.level"));
 }
@@ -667,7 +668,7 @@ TEST_F(ConfigTest, ReadsStaySaneWhileSettingsChange)
                     (strcmp(runtime, "hip") != 0 && strcmp(runtime, "host") != 0))
                     bad++;
                 int64_t threads = hf_setting_int(HF_SETTING_MAX_IO_THREADS);
-                if (threads != 4 && threads != 8)
+                if (threads != 4 && threads != 8 && threads != 16) // 16: the default
                     bad++;
                 int64_t depth = 0;
                 if (hf_config_plugin_int("fallback", "depth", &depth) != 0 || depth != 1)

@@ -41,7 +41,7 @@ TEST_F(ParamsTest, SizeTDefaultsAreTheDocumentedOnes)
     const std::pair<hipFileSizeTConfigParameter_t, size_t> expected[] = {
         {hipFileParamProfileStats, 1},
         {hipFileParamExecutionMaxIOQueueDepth, 128},
-        {hipFileParamExecutionMaxIOThreads, 4},
+        {hipFileParamExecutionMaxIOThreads, 16},
         {hipFileParamExecutionMinIOThresholdSizeKB, 8192},
         {hipFileParamExecutionMaxRequestParallelism, 4},
         {hipFileParamPropertiesMaxDirectIOSizeKB, 16384},
@@ -318,7 +318,7 @@ TEST_F(ParamsTest, ParametersWorkWhenTheConfigFileIsBroken)
     size_t threads = 0;
     ASSERT_EQ(hipFileSuccess,
               hipFileGetParameterSizeT(hipFileParamExecutionMaxIOThreads, &threads).err);
-    EXPECT_EQ(4u, threads);
+    EXPECT_EQ(16u, threads);
     EXPECT_TRUE(LogHas(config_path_ + ":"));
 }
 
