@@ -147,10 +147,10 @@ static void print_env_once(const struct bench_env *env)
            env->runtime_asked[0] ? env->runtime_asked : "auto", env->runtime_library,
            env->runtime_version, env->devices, env->devices == 1 ? "" : "s",
            env->device_name[0] ? ", " : "", env->device_name);
-    printf("library  hipfile %s: %zu I/O threads, parallel I/O %s (pieces >= %zu KiB, up to %zu), "
-           "bounce buffers %zu KiB, %zu KiB per device\n",
-           env->hipfile_version, env->io_threads, env->parallel_io ? "on" : "off",
-           env->min_split_kib, env->max_parallelism, env->bounce_kib, env->bounce_total_kib);
+    /* Only the thread count is shown: the split and staging sizes that shape a run are the serving
+     * backend's own settings (the fallback's group), which the public API cannot read. */
+    printf("library  hipfile %s: %zu I/O threads, parallel I/O %s\n", env->hipfile_version,
+           env->io_threads, env->parallel_io ? "on" : "off");
 }
 
 static void print_result_row(const struct bench_result *r)
