@@ -13,9 +13,9 @@ HF_SOURCE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 HF_BUILD_DIR=${HIPFILE_BUILD_DIR:-$HF_SOURCE_DIR/build}
 HF_JOBS=${HIPFILE_JOBS:-$(nproc 2>/dev/null || echo 2)}
 
-# What building and testing needs on Debian 12 (bookworm).
+# What building and testing needs on Debian 12 (bookworm); python3 checks the tools' JSON output.
 HF_PACKAGES=(cmake ninja-build gcc g++ pkg-config libconfig-dev libxml2-dev libgtest-dev
-    libamdhip64-dev liburing-dev)
+    libamdhip64-dev liburing-dev python3)
 
 hf_say() {
     printf '==> %s\n' "$*"
