@@ -66,7 +66,7 @@ static bool mem_type_allowed(int mem_type)
     return false;
 }
 
-static const char *mem_type_name(int mem_type)
+const char *hf_buffer_mem_type_name(int mem_type)
 {
     switch (mem_type) {
     case HF_MEM_DEVICE:
@@ -113,7 +113,8 @@ static hipFileOpError_t buffer_query(const void *ptr, struct hf_gpu_pointer_info
         return hipFileHipDriverError;
     }
     if (!mem_type_allowed(pi->mem_type)) {
-        hf_error("%s: %p is %s memory, not device memory%s", what, ptr, mem_type_name(pi->mem_type),
+        hf_error("%s: %p is %s memory, not device memory%s", what, ptr,
+                 hf_buffer_mem_type_name(pi->mem_type),
                  pi->mem_type == HF_MEM_ARRAY ? "" : " (see properties.allow_system_memory)");
         return hipFileHipMemoryTypeInvalid;
     }

@@ -61,6 +61,8 @@ hipFileOpError_t hf_buffer_resolve(const void *ptr, struct hf_buffer **buffer_p,
                                    struct hf_buf_info *view_p, int *hip_err_p);
 /** Drop a reference taken by hf_buffer_resolve. */
 void hf_buffer_release(struct hf_buffer *buffer);
+/** Words for a memory type (enum hf_mem_type) in messages: "device", "pinned host"... */
+const char *hf_buffer_mem_type_name(int mem_type);
 /** Drop every buffer registration (driver count reached 0). */
 void hf_buffer_drop_all(void);
 /** Number of registered buffers. */

@@ -230,20 +230,8 @@ static int access_check(struct fallback *fb, const struct hf_io_request *req)
     return 0;
 }
 
-static ssize_t fallback_read(void *backend, const struct hf_io_request *req)
-{
-    struct fallback *fb = backend;
-    int rc = request_check(fb, req);
-    if (rc == 0)
-        rc = access_check(fb, req);
-    if (rc < 0)
-        return rc;
-    if (req->size == 0)
-        return 0;
-    return hf_fallback_transfer(fb, req);
-}
-
-static ssize_t fallback_write(void *backend, const struct hf_io_request *req)
+/* Reads and writes share one entry: req->op picks the direction all the way down. */
+static ssize_t fallback_transfer(void *backend, const struct hf_io_request *req)
 {
     struct fallback *fb = backend;
     int rc = request_check(fb, req);
@@ -267,8 +255,8 @@ static const struct hf_backend_ops fallback_ops = {
     .fini = fallback_fini,
     .probe = fallback_probe,
     .score = fallback_score,
-    .read = fallback_read,
-    .write = fallback_write,
+    .read = fallback_transfer,
+    .write = fallback_transfer,
 };
 
 HF_BACKEND_EXPORT int hf_backend_entry_v1(const struct hf_host_api *host, uint32_t *minor_inout,

@@ -22,7 +22,6 @@
 #include <vector>
 
 #include "common/align.h"
-#include "common/bounce_pool.h"
 #include "common/staging_pool.h"
 #include "fallback_fake_host.h"
 
@@ -73,9 +72,9 @@ TEST_F(FallbackPlugin, OnlyTheEntrySymbolIsExported)
     void *handle = Plugin().handle;
     EXPECT_NE(dlsym(handle, HF_BACKEND_ENTRY_SYMBOL), nullptr);
     for (const char *name :
-         {"fallback_read", "fallback_write", "fallback_ops", "hf_bounce_pool_take",
-          "hf_bounce_pool_create", "hf_staging_pool_take", "hf_fallback_transfer",
-          "hf_fallback_piece_run", "hf_fallback_window_read", "hf_fallback_settings_read"})
+         {"fallback_transfer", "fallback_ops", "hf_staging_pool_create", "hf_staging_pool_take",
+          "hf_fallback_transfer", "hf_fallback_piece_run", "hf_fallback_window_read",
+          "hf_fallback_settings_read"})
         EXPECT_EQ(dlsym(handle, name), nullptr) << name << " is exported";
 }
 
@@ -1004,162 +1003,6 @@ TEST_F(FallbackPlugin, BounceHostAccessibleOfAnotherTypeIsLoggedAndFalseUsed)
     Buffer b(8192, kDeviceCoherent);
     ASSERT_EQ(Read(f, b, 0, 8192, 0), 8192);
     EXPECT_EQ(fake_->memcpy_calls, 0) << "host-accessible device memory is moved straight";
-}
-
-// ---------------------------------------------------------------------------------------------
-// The shared bounce pool, linked directly.
-
-class BouncePool : public ::testing::Test
-{
-  protected:
-    void SetUp() override
-    {
-        fake_ = std::make_unique<FakeState>();
-        g_fake = fake_.get();
-        host_ = MakeHost();
-    }
-    void TearDown() override
-    {
-        hf_bounce_pool_destroy(pool_);
-        EXPECT_EQ(fake_->pinned_live, 0);
-        g_fake = nullptr;
-    }
-    void Create(size_t size, unsigned count)
-    {
-        ASSERT_EQ(hf_bounce_pool_create(&host_, size, count, &pool_), 0);
-    }
-
-    std::unique_ptr<FakeState> fake_;
-    hf_host_api host_{};
-    hf_bounce_pool *pool_ = nullptr;
-};
-
-TEST_F(BouncePool, CreatingPinsNothing)
-{
-    Create(4096, 4);
-    EXPECT_EQ(fake_->alloc_calls, 0);
-    EXPECT_EQ(hf_bounce_pool_buffer_size(pool_), 4096u);
-}
-
-TEST_F(BouncePool, RejectsZeroSizeOrCount)
-{
-    hf_bounce_pool *pool = nullptr;
-    EXPECT_EQ(hf_bounce_pool_create(&host_, 0, 4, &pool), -EINVAL);
-    EXPECT_EQ(hf_bounce_pool_create(&host_, 4096, 0, &pool), -EINVAL);
-    EXPECT_EQ(pool, nullptr);
-    EXPECT_TRUE(LogHas(HF_LOG_ERROR, "not a pool"));
-}
-
-TEST_F(BouncePool, GivenBackBuffersAreReused)
-{
-    Create(4096, 4);
-    void *first = nullptr;
-    void *second = nullptr;
-    int gpu_error = 0;
-    ASSERT_EQ(hf_bounce_pool_take(pool_, &first, &gpu_error), 0);
-    hf_bounce_pool_give(pool_, first);
-    ASSERT_EQ(hf_bounce_pool_take(pool_, &second, &gpu_error), 0);
-    EXPECT_EQ(first, second);
-    EXPECT_EQ(fake_->alloc_calls, 1);
-    hf_bounce_pool_give(pool_, second);
-}
-
-TEST_F(BouncePool, TakeWaitsWhileEveryBufferIsOut)
-{
-    Create(4096, 1);
-    void *held = nullptr;
-    int gpu_error = 0;
-    ASSERT_EQ(hf_bounce_pool_take(pool_, &held, &gpu_error), 0);
-    std::atomic<bool> got{false};
-    void *taken = nullptr;
-    std::thread waiter([&] {
-        int err = 0;
-        EXPECT_EQ(hf_bounce_pool_take(pool_, &taken, &err), 0);
-        got = true;
-    });
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    EXPECT_FALSE(got) << "a second buffer was handed out beyond the bound";
-    hf_bounce_pool_give(pool_, held);
-    waiter.join();
-    EXPECT_TRUE(got);
-    EXPECT_EQ(taken, held);
-    EXPECT_EQ(fake_->alloc_calls, 1);
-    hf_bounce_pool_give(pool_, taken);
-}
-
-TEST_F(BouncePool, FirstPinningFailureReturnsEgpuWithTheRuntimeCode)
-{
-    Create(4096, 2);
-    fake_->alloc_fail_from = 0;
-    void *buffer = nullptr;
-    int gpu_error = 0;
-    EXPECT_EQ(hf_bounce_pool_take(pool_, &buffer, &gpu_error), -HF_EGPU);
-    EXPECT_EQ(gpu_error, kFakeOutOfMemory);
-    EXPECT_EQ(buffer, nullptr);
-}
-
-TEST_F(BouncePool, MakesDoWithFewerBuffersWhenPinningRunsOut)
-{
-    Create(4096, 4);
-    fake_->alloc_fail_from = 1;
-    void *held = nullptr;
-    int gpu_error = 0;
-    ASSERT_EQ(hf_bounce_pool_take(pool_, &held, &gpu_error), 0);
-    void *taken = nullptr;
-    std::thread waiter([&] {
-        int err = 0;
-        EXPECT_EQ(hf_bounce_pool_take(pool_, &taken, &err), 0);
-    });
-    // Give back only once the waiter has failed to pin its own buffer.
-    for (int i = 0; i < 5000 && fake_->alloc_calls < 2; i++)
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    hf_bounce_pool_give(pool_, held);
-    waiter.join();
-    EXPECT_EQ(taken, held);
-    EXPECT_EQ(fake_->alloc_calls, 2);
-    EXPECT_TRUE(LogHas(HF_LOG_WARN, "making do with 1"));
-    hf_bounce_pool_give(pool_, taken);
-    void *again = nullptr;
-    ASSERT_EQ(hf_bounce_pool_take(pool_, &again, &gpu_error), 0);
-    EXPECT_EQ(again, taken);
-    EXPECT_EQ(fake_->alloc_calls, 2) << "the lowered bound holds: no new pinning attempt";
-    hf_bounce_pool_give(pool_, again);
-}
-
-TEST_F(BouncePool, GivingBackAnUntakenBufferIsIgnored)
-{
-    Create(4096, 2);
-    char stray[16];
-    hf_bounce_pool_give(pool_, stray);
-    EXPECT_TRUE(LogHas(HF_LOG_ERROR, "not taken"));
-}
-
-TEST_F(BouncePool, DestroyFreesEveryBuffer)
-{
-    Create(4096, 3);
-    void *buffers[3];
-    int gpu_error = 0;
-    for (void *&b : buffers)
-        ASSERT_EQ(hf_bounce_pool_take(pool_, &b, &gpu_error), 0);
-    for (void *b : buffers)
-        hf_bounce_pool_give(pool_, b);
-    EXPECT_EQ(fake_->pinned_live, 3);
-    hf_bounce_pool_destroy(pool_);
-    pool_ = nullptr;
-    EXPECT_EQ(fake_->pinned_live, 0);
-}
-
-TEST_F(BouncePool, DestroyWithABufferStillTakenLeavesItAllocated)
-{
-    Create(4096, 2);
-    void *taken = nullptr;
-    int gpu_error = 0;
-    ASSERT_EQ(hf_bounce_pool_take(pool_, &taken, &gpu_error), 0);
-    hf_bounce_pool_destroy(pool_);
-    pool_ = nullptr;
-    EXPECT_TRUE(LogHas(HF_LOG_ERROR, "still taken"));
-    EXPECT_EQ(fake_->pinned_live, 1) << "memory a caller still uses must not be freed";
-    EXPECT_EQ(FakeHostFreePinned(taken), 0);
 }
 
 TEST(PluginAlign, RoundsToPowerOfTwoGranules)

@@ -103,22 +103,6 @@ static void buffer_free(struct explain_buffer *b)
 
 /* ---- what the core recorded ---------------------------------------------------------------- */
 
-static const char *mem_type_words(int mem_type)
-{
-    switch (mem_type) {
-    case HF_MEM_DEVICE:
-        return "device";
-    case HF_MEM_HOST_PINNED:
-        return "pinned host";
-    case HF_MEM_MANAGED:
-        return "managed";
-    case HF_MEM_ARRAY:
-        return "array";
-    default:
-        return "pageable host";
-    }
-}
-
 static void emit_file_facts(struct emit *e, const struct hf_file_info *info)
 {
     emit_section(e, "file_facts", "File as registered");
@@ -141,7 +125,7 @@ static void emit_file_facts(struct emit *e, const struct hf_file_info *info)
 
 static void emit_buffer_facts(struct emit *e, const struct hf_buf_info *info)
 {
-    emit_str(e, "mem_type", "memory type", mem_type_words(info->mem_type));
+    emit_str(e, "mem_type", "memory type", hf_buffer_mem_type_name(info->mem_type));
     emit_int(e, "device", info->device >= 0 ? "device" : NULL, info->device);
     emit_int(e, "length", "length", (long long)info->length);
     emit_bool(e, "host_accessible", "CPU can address it", info->host_accessible);
