@@ -61,18 +61,21 @@ static void queue_remove_locked(struct job *job)
     }
 }
 
-/* Called with pool_lock held, returns with it held; @p job may be freed on return. */
-static void job_run_one_locked(struct job *job, unsigned index)
+/*
+ * Called with pool_lock held, returns with it held. Returns true when @p job was detached and this
+ * was its last task: the caller then owns it and frees it.
+ */
+static bool job_run_one_locked(struct job *job, unsigned index)
 {
     pthread_mutex_unlock(&pool_lock);
     job->task(job->arg, index);
     pthread_mutex_lock(&pool_lock);
     if (++job->done < job->n)
-        return;
+        return false;
     if (job->detached)
-        free(job);
-    else
-        pthread_cond_signal(&job->finished);
+        return true;
+    pthread_cond_signal(&job->finished);
+    return false;
 }
 
 static void *worker_main(void *unused)
@@ -90,7 +93,8 @@ static void *worker_main(void *unused)
         /* Back of the queue: the next free worker serves the next job, not this one again. */
         if (job->claimed < job->n)
             queue_append_locked(job);
-        job_run_one_locked(job, index);
+        if (job_run_one_locked(job, index))
+            free(job);
     }
     return NULL;
 }
@@ -154,7 +158,7 @@ int hf_executor_run(unsigned n, void (*task)(void *arg, unsigned index), void *a
         unsigned index = job.claimed++;
         if (job.claimed == job.n)
             queue_remove_locked(&job);
-        job_run_one_locked(&job, index);
+        (void)job_run_one_locked(&job, index); /* never detached: nothing to free */
     }
     while (job.done < job.n)
         pthread_cond_wait(&job.finished, &pool_lock);
