@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 
 #include "config_store.h"
@@ -23,11 +24,52 @@
 #endif
 
 static _Atomic(const char *) last_path;
+static atomic_bool env_assume_secure;
 static atomic_bool load_done;
 static atomic_int load_result;
 static pthread_mutex_t ensure_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* ---- the environment, read in one place ---------------------------------------------------- */
+
+/*
+ * A set-user-ID or set-group-ID program runs with privileges its caller does not have; letting the
+ * caller's environment pick the config file, the plugin directory or the runtime library would
+ * hand those privileges over. AT_SECURE is what secure_getenv itself consults.
+ */
+static bool env_is_untrusted(void)
+{
+    return atomic_load(&env_assume_secure) || getauxval(AT_SECURE) != 0;
+}
+
+const char *hf_env_get(const char *name)
+{
+    if (name == NULL)
+        return NULL;
+    if (!env_is_untrusted())
+        return getenv(name);
+    if (getenv(name) != NULL)
+        hf_warn("ignoring %s: set-user-ID and set-group-ID programs take no settings from the "
+                "environment",
+                name);
+    return NULL;
+}
+
+void hf_env_assume_secure(bool on)
+{
+    atomic_store(&env_assume_secure, on);
+}
+
 /* ---- the config file ----------------------------------------------------------------------- */
+
+/* A relative path in the file names a place beside the file, never one in the current directory. */
+static const char *file_path_resolve(const struct hf_config_state *state, const char *value)
+{
+    char joined[PATH_MAX];
+    if (snprintf(joined, sizeof(joined), "%s/%s", state->dir != NULL ? state->dir : "", value) >=
+        (int)sizeof(joined))
+        return NULL;
+    return hf_config_keep_string(joined);
+}
 
 static int file_type_error(const struct hf_setting *s, const config_setting_t *cs,
                            const struct hf_config_state *state)
@@ -129,7 +171,7 @@ static int stage_from_file(struct hf_config_staged *st, struct hf_config_state *
         if (type != CONFIG_TYPE_INT && type != CONFIG_TYPE_INT64)
             return file_type_error(s, cs, state);
         long long v = config_setting_get_int64(cs);
-        if (v < s->min || v > s->max)
+        if (!hf_setting_int_ok(s, v))
             return file_value_error(s, cs, state);
         st->num[id] = v;
         return 0;
@@ -151,6 +193,15 @@ static int stage_from_file(struct hf_config_staged *st, struct hf_config_state *
         if (!hf_setting_string_ok(s, config_setting_get_string(cs)))
             return file_value_error(s, cs, state);
         st->text[id] = config_setting_get_string(cs);
+        if (hf_setting_path_is_relative(s, st->text[id])) {
+            st->text[id] = file_path_resolve(state, st->text[id]);
+            if (st->text[id] == NULL) {
+                struct hf_config_where w;
+                hf_error("%s: %s: the path is too long once joined to %s",
+                         hf_config_where(cs, state, &w), s->key, state->dir);
+                return -ENAMETOOLONG;
+            }
+        }
         return 0;
     case HF_TYPE_ENUM: {
         if (type != CONFIG_TYPE_STRING)
@@ -222,9 +273,16 @@ static int stage_root(struct hf_config_staged *st, struct hf_config_state *state
 
 static int stage_file(struct hf_config_staged *st, struct hf_config_state *state)
 {
-    const char *path = secure_getenv("HIPFILE_CONFIG");
+    const char *path = hf_env_get("HIPFILE_CONFIG");
     if (path == NULL || path[0] == '\0')
         path = HF_DEFAULT_CONFIG_PATH;
+    if (path[0] != '/') {
+        /* The current directory is whatever the program happened to start in. */
+        atomic_store(&last_path, NULL);
+        hf_error("HIPFILE_CONFIG=\"%s\" is a relative path; give the config file's absolute path",
+                 path);
+        return -EINVAL;
+    }
     FILE *fp = fopen(path, "re");
     if (fp == NULL) {
         int err = errno;
@@ -331,7 +389,7 @@ static int stage_from_env(struct hf_config_staged *st, struct hf_config_state *s
         char *end;
         errno = 0;
         long long v = strtoll(value, &end, 0);
-        if (errno != 0 || end == value || *end != '\0' || v < s->min || v > s->max)
+        if (errno != 0 || end == value || *end != '\0' || !hf_setting_int_ok(s, v))
             return env_error(s, value);
         st->num[id] = v;
         return 0;
@@ -350,6 +408,11 @@ static int stage_from_env(struct hf_config_staged *st, struct hf_config_state *s
     case HF_TYPE_STRING:
         if (!hf_setting_string_ok(s, value))
             return env_error(s, value);
+        if (hf_setting_path_is_relative(s, value)) {
+            hf_error("environment %s=\"%s\" is a relative path; %s needs an absolute one", s->env,
+                     value, s->key);
+            return -EINVAL;
+        }
         st->text[id] = hf_config_keep_string(value);
         return st->text[id] != NULL ? 0 : -ENOMEM;
     case HF_TYPE_ENUM: {
@@ -371,7 +434,7 @@ static int stage_env(struct hf_config_staged *st, struct hf_config_state *state)
 {
     for (size_t i = 0; i < HF_SETTING_COUNT; i++) {
         const struct hf_setting *s = &hf_settings[i];
-        const char *value = s->env != NULL ? secure_getenv(s->env) : NULL;
+        const char *value = s->env != NULL ? hf_env_get(s->env) : NULL;
         /* An empty variable counts as unset, as in `HIPFILE_LOG_LEVEL= program`. */
         if (value == NULL || value[0] == '\0')
             continue;
@@ -379,8 +442,8 @@ static int stage_env(struct hf_config_staged *st, struct hf_config_state *state)
         if (rc < 0)
             return rc;
     }
-    const char *allow = secure_getenv("HIPFILE_ALLOW_COMPAT_MODE");
-    const char *force = secure_getenv("HIPFILE_FORCE_COMPAT_MODE");
+    const char *allow = hf_env_get("HIPFILE_ALLOW_COMPAT_MODE");
+    const char *force = hf_env_get("HIPFILE_FORCE_COMPAT_MODE");
     if (allow != NULL && hf_setting_parse_bool(allow) == 0 && force != NULL &&
         hf_setting_parse_bool(force) == 1)
         hf_warn("HIPFILE_FORCE_COMPAT_MODE=%s overrides HIPFILE_ALLOW_COMPAT_MODE=%s: all I/O goes "

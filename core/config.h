@@ -18,12 +18,13 @@
 #include "settings.h"
 
 /**
- * Load defaults, then the config file (HIPFILE_CONFIG, else HF_DEFAULT_CONFIG_PATH; missing =
- * defaults), then environment overrides, then re-apply every value set through the parameter API
- * (those always win, so a program may set parameters before the driver opens). Applies log.level
- * and log.file/log.dir to the log. On failure nothing changes. Returns 0, or -EINVAL for a
- * malformed file or a bad value in the file or environment (one error line naming file and line,
- * or the variable), or another -errno when the file exists but cannot be read.
+ * Load defaults, then the config file (HIPFILE_CONFIG, which must be absolute, else
+ * HF_DEFAULT_CONFIG_PATH; missing = defaults; relative paths inside resolve against its directory),
+ * then environment overrides, then re-apply every value set through the parameter API (those always
+ * win, so a program may set parameters before the driver opens). Applies log.level and
+ * log.file/log.dir to the log. On failure nothing changes. Returns 0, or -EINVAL for a malformed
+ * file or a bad value in the file or environment (one error line naming file and line, or the
+ * variable), or another -errno when the file exists but cannot be read.
  */
 int hf_config_load(void);
 
@@ -35,6 +36,15 @@ int hf_config_ensure_loaded(void);
  * the built-in defaults and the next hf_config_ensure_loaded loads again. Tests only.
  */
 void hf_config_reset(void);
+
+/**
+ * The environment variable @p name, as every setting read from the environment gets it: NULL in a
+ * set-user-ID or set-group-ID process (AT_SECURE), with a warning naming the variable when it is
+ * set. The one place the library reads its variables.
+ */
+const char *hf_env_get(const char *name);
+/** Treat the process as set-user-ID from now on (@p on) or not. Tests only. */
+void hf_env_assume_secure(bool on);
 
 /** Path of the file the last hf_config_load read or failed on, or NULL when it used defaults. */
 const char *hf_config_path(void);

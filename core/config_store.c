@@ -348,6 +348,33 @@ static const struct hf_setting *plugin_row(const char *plugin, const char *key)
     return hf_setting_find(dotted);
 }
 
+/*
+ * A core setting a backend may read through its host API: the key starts with a core group
+ * ("properties.max_device_cache_size_kb"), so it can never name a key of the backend's own group.
+ * Backends read these on use rather than once, which is how a limit changed while the driver is
+ * open reaches them.
+ */
+static const struct hf_setting *core_row(const char *key)
+{
+    const char *dot = key != NULL ? strchr(key, '.') : NULL;
+    char group[HF_SETTING_KEY_MAX];
+    if (dot == NULL || (size_t)(dot - key) >= sizeof(group))
+        return NULL;
+    memcpy(group, key, (size_t)(dot - key));
+    group[dot - key] = '\0';
+    if (!hf_setting_group_is_core(group))
+        return NULL;
+    const struct hf_setting *s = hf_setting_find(key);
+    return s != NULL && s->type != HF_TYPE_LIST && s->type != HF_TYPE_MAP ? s : NULL;
+}
+
+/* Table rows a backend reaches: its own (fastpath.unsupported_file_systems) or the core's. */
+static const struct hf_setting *backend_row(const char *plugin, const char *key)
+{
+    const struct hf_setting *s = plugin_row(plugin, key);
+    return s != NULL ? s : core_row(key);
+}
+
 static int plugin_type_error(const char *plugin, const char *key, const config_setting_t *cs,
                              const struct hf_config_state *state, const char *expected)
 {
@@ -362,9 +389,9 @@ static int plugin_type_error(const char *plugin, const char *key, const config_s
 
 int hf_config_plugin_int(const char *plugin, const char *key, int64_t *value_p)
 {
-    const struct hf_setting *s = plugin_row(plugin, key);
+    const struct hf_setting *s = backend_row(plugin, key);
     if (s != NULL) {
-        if (s->type != HF_TYPE_INT)
+        if (s->type != HF_TYPE_INT && s->type != HF_TYPE_ENUM)
             return plugin_type_error(plugin, key, NULL, NULL, "an integer");
         *value_p = hf_setting_int(hf_setting_id_of(s));
         return 0;
@@ -382,7 +409,7 @@ int hf_config_plugin_int(const char *plugin, const char *key, int64_t *value_p)
 
 int hf_config_plugin_bool(const char *plugin, const char *key, bool *value_p)
 {
-    const struct hf_setting *s = plugin_row(plugin, key);
+    const struct hf_setting *s = backend_row(plugin, key);
     if (s != NULL) {
         if (s->type != HF_TYPE_BOOL)
             return plugin_type_error(plugin, key, NULL, NULL, "true or false");
@@ -401,9 +428,9 @@ int hf_config_plugin_bool(const char *plugin, const char *key, bool *value_p)
 
 int hf_config_plugin_string(const char *plugin, const char *key, const char **value_p)
 {
-    const struct hf_setting *s = plugin_row(plugin, key);
+    const struct hf_setting *s = backend_row(plugin, key);
     if (s != NULL) {
-        if (s->type != HF_TYPE_STRING)
+        if (s->type != HF_TYPE_STRING && s->type != HF_TYPE_ENUM)
             return plugin_type_error(plugin, key, NULL, NULL, "a string");
         *value_p = hf_setting_string(hf_setting_id_of(s));
         return 0;
@@ -441,7 +468,7 @@ int hf_setting_set_int(enum hf_setting_id id, int64_t value)
     const struct hf_setting *s = &hf_settings[id];
     if (s->type != HF_TYPE_INT)
         return wrong_kind(s, "an integer");
-    if (value < s->min || value > s->max) {
+    if (!hf_setting_int_ok(s, value)) {
         char allowed[128];
         hf_error("%s = %lld is out of range; expected %s", s->key, (long long)value,
                  hf_setting_describe(s, allowed, sizeof(allowed)));
@@ -504,6 +531,10 @@ int hf_setting_set_string(enum hf_setting_id id, const char *value)
     if (!hf_setting_string_ok(s, value)) {
         hf_error("%s = \"%s\" is not valid; expected %s", s->key, value,
                  hf_setting_describe(s, allowed, sizeof(allowed)));
+        return -EINVAL;
+    }
+    if (hf_setting_path_is_relative(s, value)) {
+        hf_error("%s = \"%s\" is a relative path; give an absolute one", s->key, value);
         return -EINVAL;
     }
     int rc = 0;

@@ -48,6 +48,14 @@ static hipFileOpError_t driver_setup_locked(void)
     return hipFileSuccess;
 }
 
+bool hf_driver_was_set_up(void)
+{
+    pthread_mutex_lock(&driver_lock);
+    bool set_up = driver_set_up;
+    pthread_mutex_unlock(&driver_lock);
+    return set_up;
+}
+
 hipFileOpError_t hf_driver_setup(void)
 {
     pthread_mutex_lock(&driver_lock);

@@ -21,6 +21,11 @@ hipFileOpError_t hf_driver_ensure_open(void);
 int64_t hf_driver_count(void);
 /** Whether the count is above zero. */
 bool hf_driver_is_open(void);
+/**
+ * Whether setup has succeeded once in this process: from then on the runtime, the plugins and the
+ * executor exist, and settings read only by setup no longer change anything.
+ */
+bool hf_driver_was_set_up(void);
 /** Run config, runtime and plugin setup if it has not succeeded yet; the open path calls it. */
 hipFileOpError_t hf_driver_setup(void);
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "driver.h"
 #include "error.h"
 #include "log.h"
 #include "settings.h"
@@ -28,6 +29,19 @@ static const struct hf_setting *param_row(enum hf_param_kind kind, int param, co
     if (s == NULL)
         hf_error("%s: unknown parameter %d", func, param);
     return s;
+}
+
+/*
+ * Settings that only setup reads (threads, buffer sizes) cannot change once it ran; accepting
+ * the call would report a value the library does not use. cuFile refuses such calls the same way.
+ */
+static bool settable_now(const struct hf_setting *s, const char *func)
+{
+    if (s->live || !hf_driver_was_set_up())
+        return true;
+    hf_error("%s: %s is read when the driver first opens; set it before hipFileDriverOpen", func,
+             s->key);
+    return false;
 }
 
 static hipFileError_t null_argument(const char *func, const char *name)
@@ -88,6 +102,8 @@ HIPFILE_API hipFileError_t hipFileSetParameterSizeT(hipFileSizeTConfigParameter_
     if (s == NULL)
         return hf_status(hipFileInvalidValue);
     params_config_ready();
+    if (!settable_now(s, __func__))
+        return hf_status(hipFileDriverAlreadyOpen);
     if (value > (size_t)INT64_MAX) {
         hf_error("%s: %s = %zu is out of range; expected at most %lld", __func__, s->key, value,
                  (long long)s->max);
@@ -104,6 +120,8 @@ HIPFILE_API hipFileError_t hipFileSetParameterBool(hipFileBoolConfigParameter_t 
     if (s == NULL)
         return hf_status(hipFileInvalidValue);
     params_config_ready();
+    if (!settable_now(s, __func__))
+        return hf_status(hipFileDriverAlreadyOpen);
     if (hf_setting_set_bool(hf_setting_id_of(s), value) < 0)
         return hf_status(hipFileInvalidValue);
     return hf_status(hipFileSuccess);
@@ -118,12 +136,18 @@ HIPFILE_API hipFileError_t hipFileSetParameterString(hipFileStringConfigParamete
     if (desc_str == NULL)
         return null_argument(__func__, "desc_str");
     params_config_ready();
+    if (!settable_now(s, __func__))
+        return hf_status(hipFileDriverAlreadyOpen);
     if (hf_setting_set_string(hf_setting_id_of(s), desc_str) < 0)
         return hf_status(hipFileInvalidValue);
     return hf_status(hipFileSuccess);
 }
 
-/* hipFileDriverSet*: a size the table's range rejects is a limit the driver cannot honour. */
+/*
+ * hipFileDriverSet*: a size the table's range rejects is a limit the driver cannot honour. Every
+ * setting these reach is live: the fallback re-reads the staging bounds each time its pools grow
+ * or take a slot back, so a lower cache or pinned limit frees slots as they come back.
+ */
 static hipFileError_t driver_set_kib(enum hf_setting_id id, size_t size_kib, const char *func)
 {
     params_config_ready();

@@ -1,7 +1,8 @@
 /*
  * The settings table: one row per key, with the defaults and limits every input path enforces.
  * Sizes follow cuFile's cufile.json names and defaults where cuFile has the key, so a tuned
- * cufile.json translates key for key; docs/configuration.md lists the same rows.
+ * cufile.json translates key for key; docs/configuration.rst lists the same rows, and a test
+ * checks that the two agree.
  */
 #include "settings.h"
 
@@ -68,19 +69,21 @@ const struct hf_setting hf_settings[HF_SETTING_COUNT] = {
                               .parse_enum = hf_log_level_parse,
                               STRING_PARAM(hipFileParamLoggingLevel),
                               .env = "HIPFILE_LOG_LEVEL",
+                              .live = true,
                               .help = "most verbose log level written (0-3 are accepted too)"},
     [HF_SETTING_LOG_FILE] = {STRING_ROW("log.file", ""), .check_string = check_any,
                              STRING_PARAM(hipFileParamEnvLogfilePath),
-                             .env = "HIPFILE_LOGFILE_PATH",
+                             .env = "HIPFILE_LOGFILE_PATH", .is_path = true, .live = true,
                              .help = "file log lines are appended to; empty = standard error"},
     [HF_SETTING_LOG_DIR] = {STRING_ROW("log.dir", ""), .check_string = check_any,
-                            STRING_PARAM(hipFileParamLogDir),
+                            STRING_PARAM(hipFileParamLogDir), .is_path = true, .live = true,
                             .help = "when log.file is empty: write hipfile_<pid>.log here"},
     [HF_SETTING_GPU_RUNTIME] = {STRING_ROW("gpu.runtime", "auto"),
                                 .check_string = check_gpu_runtime, .env = "HIPFILE_GPU_RUNTIME",
+                                .is_path = true,
                                 .help = "HIP runtime: auto, hip, cuda, host or a library path"},
     [HF_SETTING_PLUGINS_DIRECTORY] = {STRING_ROW("plugins.directory", HF_DEFAULT_PLUGIN_DIR),
-                                      .env = "HIPFILE_PLUGIN_DIR",
+                                      .env = "HIPFILE_PLUGIN_DIR", .is_path = true,
                                       .help = "directory holding the plugin manifests (*.xml)"},
     [HF_SETTING_PLUGINS_ENABLE] = {.key = "plugins.enable",
                                    .type = HF_TYPE_LIST,
@@ -99,99 +102,152 @@ const struct hf_setting hf_settings[HF_SETTING_COUNT] = {
                                 .default_int = 1,
                                 .max = 2,
                                 .names = compat_mode_names,
+                                .live = true,
                                 .help =
                                     "POSIX fallback: off, allow (when no direct path) or force"},
     [HF_SETTING_ALLOW_COMPAT_MODE] = {BOOL_ROW("properties.allow_compat_mode", 1),
                                       BOOL_PARAM(hipFileParamPropertiesAllowCompatMode),
                                       .env = "HIPFILE_ALLOW_COMPAT_MODE",
-                                      .view = HF_VIEW_COMPAT_ALLOW,
+                                      .view = HF_VIEW_COMPAT_ALLOW, .live = true,
                                       .help = "cuFile spelling: false sets compat_mode = off"},
     [HF_SETTING_FORCE_COMPAT_MODE] = {BOOL_ROW("properties.force_compat_mode", 0),
                                       BOOL_PARAM(hipFileParamForceCompatMode),
                                       .env = "HIPFILE_FORCE_COMPAT_MODE",
-                                      .view = HF_VIEW_COMPAT_FORCE,
+                                      .view = HF_VIEW_COMPAT_FORCE, .live = true,
                                       .help = "cuFile spelling: true sets compat_mode = force"},
     [HF_SETTING_MAX_DIRECT_IO_SIZE_KB] = {INT_ROW("properties.max_direct_io_size_kb", "KiB", 16384,
                                                   4, MAX_TRANSFER_KIB),
                                           SIZE_PARAM(hipFileParamPropertiesMaxDirectIOSizeKB),
+                                          .live = true,
+                                          .no_effect = "stored and reported as "
+                                                       "nvfs.max_direct_io_size; no backend "
+                                                       "bounds its direct transfers by it yet",
                                           .help = "largest single direct transfer"},
     [HF_SETTING_MAX_DEVICE_CACHE_SIZE_KB] = {INT_ROW("properties.max_device_cache_size_kb", "KiB",
                                                      131072, 1024, MAX_CONFIG_INT),
                                              SIZE_PARAM(hipFileParamPropertiesMaxDeviceCacheSizeKB),
-                                             .help = "bounce-buffer memory per GPU, all buffers"},
+                                             .live = true,
+                                             .help = "staging memory per GPU: bounds the "
+                                                     "fallback's slots (2 buffers each)"},
     [HF_SETTING_PER_BUFFER_CACHE_SIZE_KB] = {INT_ROW("properties.per_buffer_cache_size_kb", "KiB",
-                                                     1024, 4, 1048576),
+                                                     4096, 4, 1048576),
+                                             .multiple = 4,
                                              SIZE_PARAM(hipFileParamPropertiesPerBufferCacheSizeKB),
-                                             .help = "size of one bounce buffer"},
+                                             .help = "size of one staging buffer (the fallback's "
+                                                     "chunk unless fallback.chunk_size_kb is set)"},
     [HF_SETTING_MAX_DEVICE_PINNED_MEM_SIZE_KB] =
         {INT_ROW("properties.max_device_pinned_mem_size_kb", "KiB", 33554432, 1024, MAX_CONFIG_INT),
-         SIZE_PARAM(hipFileParamPropertiesMaxDevicePinnedMemSizeKB),
-         .help = "cap on pinned memory per GPU, bounce buffers included"},
+         SIZE_PARAM(hipFileParamPropertiesMaxDevicePinnedMemSizeKB), .live = true,
+         .help = "cap on pinned memory per GPU, staging buffers included"},
     [HF_SETTING_ALLOW_SYSTEM_MEMORY] = {BOOL_ROW("properties.allow_system_memory", 0),
                                         BOOL_PARAM(hipFileParamPropertiesAllowSystemMemory),
+                                        .live = true,
                                         .help = "accept host (pinned, pageable, managed) buffers"},
     [HF_SETTING_USE_POLL_MODE] = {BOOL_ROW("properties.use_poll_mode", 0),
-                                  BOOL_PARAM(hipFileParamPropertiesUsePollMode),
+                                  BOOL_PARAM(hipFileParamPropertiesUsePollMode), .live = true,
+                                  .no_effect = "stored and reported in driver_control_flags; "
+                                               "completions are always waited for",
                                   .help = "poll for completion of small I/O instead of sleeping"},
     [HF_SETTING_POLL_MODE_MAX_SIZE_KB] = {INT_ROW("properties.poll_mode_max_size_kb", "KiB", 4, 0,
                                                   1048576),
-                                          SIZE_PARAM(hipFileParamPollthresholdSizeKB),
+                                          SIZE_PARAM(hipFileParamPollthresholdSizeKB), .live = true,
+                                          .no_effect = "stored and reported as "
+                                                       "nvfs.poll_thresh_size",
                                           .help = "largest I/O that is polled in poll mode"},
-    [HF_SETTING_MAX_BATCH_IO_COUNT] = {INT_ROW("properties.max_batch_io_count", "", 128, 1, 1024),
+    [HF_SETTING_MAX_BATCH_IO_COUNT] = {INT_ROW("properties.max_batch_io_count", "entries", 128, 1,
+                                               1024),
+                                       .live = true,
                                        .help = "largest max_nr hipFileBatchIOSetUp accepts"},
     [HF_SETTING_BATCH_IO_TIMEOUT_MS] = {INT_ROW("properties.batch_io_timeout_ms", "ms", 5, 1,
                                                 3600000),
                                         SIZE_PARAM(hipFileParamPropertiesBatchIOTimeoutMs),
+                                        .live = true,
+                                        .no_effect = "reported as max_batch_io_timeout_msecs; "
+                                                     "hipFileBatchIOGetStatus waits as long as "
+                                                     "its own timeout says",
                                         .help = "batch completion timeout reported by the driver"},
-    [HF_SETTING_IO_BATCHSIZE] = {INT_ROW("properties.io_batchsize", "", 128, 1, 1024),
-                                 SIZE_PARAM(hipFileParamPropertiesIOBatchsize),
+    [HF_SETTING_IO_BATCHSIZE] = {INT_ROW("properties.io_batchsize", "entries", 128, 1, 1024),
+                                 SIZE_PARAM(hipFileParamPropertiesIOBatchsize), .live = true,
+                                 .no_effect = "stored; batch entries go to the executor as they "
+                                              "are submitted",
                                  .help = "most batch entries handed to the executor at once"},
     [HF_SETTING_USE_PCI_P2PDMA] = {BOOL_ROW("properties.use_pci_p2pdma", 0),
-                                   BOOL_PARAM(hipFileParamUsePcip2pdma),
+                                   BOOL_PARAM(hipFileParamUsePcip2pdma), .live = true,
+                                   .no_effect = "stored; no backend built here uses P2PDMA",
                                    .help = "use the kernel's PCI P2PDMA where a backend can"},
     [HF_SETTING_PREFER_IO_URING] = {BOOL_ROW("properties.prefer_io_uring", 0),
-                                    BOOL_PARAM(hipFileParamPreferIOUring),
+                                    BOOL_PARAM(hipFileParamPreferIOUring), .live = true,
+                                    .no_effect = "stored; the fallback's thread-pool I/O "
+                                                 "measured faster than io_uring",
                                     .help = "prefer io_uring over thread-pool POSIX I/O"},
     [HF_SETTING_FORCE_ODIRECT_MODE] = {BOOL_ROW("properties.force_odirect_mode", 0),
-                                       BOOL_PARAM(hipFileParamForceOdirectMode),
-                                       .help = "use O_DIRECT for every aligned transfer"},
+                                       BOOL_PARAM(hipFileParamForceOdirectMode), .live = true,
+                                       .help = "read every aligned range with O_DIRECT, cached "
+                                               "or not (fallback.direct_io = \"always\")"},
     [HF_SETTING_SKIP_TOPOLOGY_DETECTION] = {BOOL_ROW("properties.skip_topology_detection", 0),
                                             BOOL_PARAM(hipFileParamSkipTopologyDetection),
+                                            .live = true,
+                                            .no_effect = "stored; no PCIe topology is discovered",
                                             .help = "skip PCIe topology discovery"},
     [HF_SETTING_STREAM_MEMOPS_BYPASS] = {BOOL_ROW("properties.stream_memops_bypass", 0),
-                                         BOOL_PARAM(hipFileParamStreamMemopsBypass),
+                                         BOOL_PARAM(hipFileParamStreamMemopsBypass), .live = true,
                                          .help = "order async I/O without stream memory ops"},
-    [HF_SETTING_MAX_IO_THREADS] = {INT_ROW("execution.max_io_threads", "", 16, 1, 1024),
+    [HF_SETTING_MAX_IO_THREADS] = {INT_ROW("execution.max_io_threads", "threads", 16, 1, 1024),
                                    SIZE_PARAM(hipFileParamExecutionMaxIOThreads),
                                    .help = "worker threads of the executor"},
-    [HF_SETTING_MAX_IO_QUEUE_DEPTH] = {INT_ROW("execution.max_io_queue_depth", "", 128, 1, 65536),
+    [HF_SETTING_MAX_IO_QUEUE_DEPTH] = {INT_ROW("execution.max_io_queue_depth", "items", 128, 1,
+                                               65536),
                                        SIZE_PARAM(hipFileParamExecutionMaxIOQueueDepth),
+                                       .live = true,
+                                       .no_effect = "stored; the executor's queue has no bound, "
+                                                    "so submitters never block",
                                        .help = "work items the executor queues before blocking"},
     [HF_SETTING_PARALLEL_IO] = {BOOL_ROW("execution.parallel_io", 1),
-                                BOOL_PARAM(hipFileParamExecutionParallelIO),
+                                BOOL_PARAM(hipFileParamExecutionParallelIO), .live = true,
                                 .help = "split large requests across the executor's workers"},
-    [HF_SETTING_MIN_IO_THRESHOLD_SIZE_KB] = {INT_ROW("execution.min_io_threshold_size_kb", "KiB",
-                                                     8192, 4, 1048576),
-                                             SIZE_PARAM(hipFileParamExecutionMinIOThresholdSizeKB),
-                                             .help = "smallest piece a request is split into"},
-    [HF_SETTING_MAX_REQUEST_PARALLELISM] = {INT_ROW("execution.max_request_parallelism", "", 4, 1,
-                                                    1024),
+    [HF_SETTING_MIN_IO_THRESHOLD_SIZE_KB] =
+        {INT_ROW("execution.min_io_threshold_size_kb", "KiB", 1024, 4, 1048576), .multiple = 4,
+         SIZE_PARAM(hipFileParamExecutionMinIOThresholdSizeKB), .live = true,
+         .help = "smallest piece a request is split into"},
+    [HF_SETTING_MAX_REQUEST_PARALLELISM] = {INT_ROW("execution.max_request_parallelism", "pieces",
+                                                    64, 1, 1024),
                                             SIZE_PARAM(hipFileParamExecutionMaxRequestParallelism),
-                                            .help = "most pieces of one request in flight"},
+                                            .live = true,
+                                            .help = "most pieces one request is split into"},
     [HF_SETTING_PROFILE_STATS] = {INT_ROW("profile.stats", "", 1, 0, 3),
                                   SIZE_PARAM(hipFileParamProfileStats),
-                                  .env = "HIPFILE_STATS_LEVEL",
+                                  .env = "HIPFILE_STATS_LEVEL", .live = true,
                                   .help = "statistics level: 0 = none, 1-3 = levels L1-L3"},
     [HF_SETTING_PROFILE_NVTX] = {BOOL_ROW("profile.nvtx", 0), BOOL_PARAM(hipFileParamProfileNvtx),
+                                 .live = true,
+                                 .no_effect = "stored; no profiler annotations are emitted",
                                  .help = "emit profiler range annotations"},
+    [HF_SETTING_PROFILE_STATS_REPORT] = {STRING_ROW("profile.stats_report", ""),
+                                         .check_string = check_any, .env = "HIPFILE_STATS_REPORT",
+                                         .is_path = true, .live = true,
+                                         .help = "at exit, append the statistics to this file; "
+                                                 "empty = no report"},
     [HF_SETTING_API_CHECK_AGGRESSIVE] = {BOOL_ROW("fs.misc.api_check_aggressive", 0),
                                          BOOL_PARAM(hipFileParamFsMiscApiCheckAggressive),
+                                         .live = true,
+                                         .no_effect = "stored; every call already checks all of "
+                                                      "its arguments",
                                          .help = "extra argument checks in every API call"},
     [HF_SETTING_FASTPATH_UNSUPPORTED_FS] = {BOOL_ROW("fastpath.unsupported_file_systems", 0),
                                             .env = "HIPFILE_UNSUPPORTED_FILE_SYSTEMS",
                                             .help = "let fastpath serve file systems besides "
                                                     "ext4 (data=ordered) and xfs"},
 };
+
+bool hf_setting_path_is_relative(const struct hf_setting *s, const char *value)
+{
+    if (!s->is_path || value == NULL || value[0] == '\0' || value[0] == '/')
+        return false;
+    /* A runtime name ("hip") or a bare soname is looked up by dlopen, not taken as a path. */
+    if (hf_setting_id_of(s) == HF_SETTING_GPU_RUNTIME)
+        return strchr(value, '/') != NULL;
+    return true;
+}
 
 /* Groups whose every key is in the table; any other top-level group belongs to a plugin. */
 static const char *const core_groups[] = {"log",       "gpu",     "plugins", "properties",
@@ -271,6 +327,11 @@ int hf_setting_parse_bool(const char *text)
     return -1;
 }
 
+bool hf_setting_int_ok(const struct hf_setting *s, int64_t value)
+{
+    return value >= s->min && value <= s->max && (s->multiple <= 1 || value % s->multiple == 0);
+}
+
 bool hf_setting_string_ok(const struct hf_setting *s, const char *text)
 {
     if (s->check_string != NULL)
@@ -282,8 +343,13 @@ const char *hf_setting_describe(const struct hf_setting *s, char *buf, size_t si
 {
     switch (s->type) {
     case HF_TYPE_INT:
-        snprintf(buf, size, "an integer from %lld to %lld%s%s%s", (long long)s->min,
-                 (long long)s->max, s->unit[0] ? " (" : "", s->unit, s->unit[0] ? ")" : "");
+        if (s->multiple > 1)
+            snprintf(buf, size, "a multiple of %lld from %lld to %lld%s%s%s",
+                     (long long)s->multiple, (long long)s->min, (long long)s->max,
+                     s->unit[0] ? " (" : "", s->unit, s->unit[0] ? ")" : "");
+        else
+            snprintf(buf, size, "an integer from %lld to %lld%s%s%s", (long long)s->min,
+                     (long long)s->max, s->unit[0] ? " (" : "", s->unit, s->unit[0] ? ")" : "");
         return buf;
     case HF_TYPE_BOOL:
         return "true or false";

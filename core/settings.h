@@ -54,6 +54,7 @@ enum hf_setting_id {
     HF_SETTING_MAX_REQUEST_PARALLELISM,       /**< execution.max_request_parallelism */
     HF_SETTING_PROFILE_STATS,                 /**< profile.stats */
     HF_SETTING_PROFILE_NVTX,                  /**< profile.nvtx */
+    HF_SETTING_PROFILE_STATS_REPORT,          /**< profile.stats_report */
     HF_SETTING_API_CHECK_AGGRESSIVE,          /**< fs.misc.api_check_aggressive */
     HF_SETTING_FASTPATH_UNSUPPORTED_FS,       /**< fastpath.unsupported_file_systems */
     HF_SETTING_COUNT                          /**< number of rows */
@@ -98,6 +99,7 @@ struct hf_setting {
     const char *default_string; /**< default of a string setting */
     int64_t min;                /**< smallest int value accepted */
     int64_t max;                /**< largest int value accepted */
+    int64_t multiple;           /**< an int value must be a multiple of this; 0 = any */
     const char *const *names;   /**< enum names, NULL-terminated (HF_TYPE_ENUM only) */
     /** Parser for an enum setting that accepts more spellings than its names; NULL = names only.
      * Returns the index, or -1. */
@@ -109,7 +111,22 @@ struct hf_setting {
     int param;                     /**< value in that enum */
     const char *env;               /**< environment variable overriding it, or NULL */
     enum hf_setting_view view;     /**< HF_VIEW_NONE unless it mirrors another setting */
-    const char *help;              /**< one line for documentation and hipfile-check */
+    /**
+     * A file-system path: relative values in the config file are taken from the file's directory;
+     * relative values from the environment or the parameter API are refused. The current
+     * directory never takes part.
+     */
+    bool is_path;
+    /**
+     * May change while the driver is open, and takes effect when it does. Other settings are read
+     * once by the first hipFileDriverOpen; setting one through the parameter API afterwards is
+     * refused with hipFileDriverAlreadyOpen.
+     */
+    bool live;
+    /** NULL when the setting acts; else what it does (accepted for compatibility, stored,
+     * reported) and why no more, for the documentation. */
+    const char *no_effect;
+    const char *help; /**< one line for documentation and hipfile-check */
 };
 
 /** The table, indexed by enum hf_setting_id. */
@@ -130,6 +147,13 @@ bool hf_setting_is_group(const char *prefix);
 int hf_setting_parse_enum(const struct hf_setting *s, const char *text);
 /** 1 for true/yes/on/1, 0 for false/no/off/0 (any case), -1 for anything else. */
 int hf_setting_parse_bool(const char *text);
+/** Whether @p value is within int setting @p s's range and a multiple of its granule. */
+bool hf_setting_int_ok(const struct hf_setting *s, int64_t value);
+/**
+ * Whether @p value of path setting @p s is a relative path: never for settings that are not paths,
+ * empty values, or runtime names and bare library names of gpu.runtime.
+ */
+bool hf_setting_path_is_relative(const struct hf_setting *s, const char *value);
 /** Whether @p text is an acceptable value of string setting @p s. */
 bool hf_setting_string_ok(const struct hf_setting *s, const char *text);
 /** What @p s accepts, in words, for error messages ("an integer from 4 to 2097148 (KiB)"); the

@@ -353,11 +353,8 @@ HIPFILE_API hipFileError_t hipFileGetStatsL2(hipFileStatsLevel2_t *stats)
     return e;
 }
 
-HIPFILE_API hipFileError_t hipFileGetStatsL3(hipFileStatsLevel3_t *stats)
+void hf_stats_snapshot(hipFileStatsLevel3_t *stats)
 {
-    hipFileError_t e = stats_check(stats, 3, "hipFileGetStatsL3");
-    if (e.err != hipFileSuccess)
-        return e;
     fill_level2(&stats->detailed);
     uint64_t start = GET(S.start_ns);
     uint64_t elapsed = start != 0 ? hf_stats_now_ns() - start : 0;
@@ -370,5 +367,17 @@ HIPFILE_API hipFileError_t hipFileGetStatsL3(hipFileStatsLevel3_t *stats)
     stats->num_gpus = (uint32_t)devices;
     for (int i = 0; i < HIPFILE_MAX_GPUS; i++)
         fill_gpu(&stats->per_gpu_stats[i], &S.gpu[i], elapsed);
+}
+
+bool hf_stats_started(void)
+{
+    return GET(S.start_ns) != 0;
+}
+
+HIPFILE_API hipFileError_t hipFileGetStatsL3(hipFileStatsLevel3_t *stats)
+{
+    hipFileError_t e = stats_check(stats, 3, "hipFileGetStatsL3");
+    if (e.err == hipFileSuccess)
+        hf_stats_snapshot(stats);
     return e;
 }

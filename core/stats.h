@@ -9,7 +9,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
+
+#include <hipfile.h>
 
 #include "hipfile/backend.h"
 
@@ -54,6 +57,18 @@ void hf_stats_batch_completed(unsigned events, uint64_t wait_ns);
 
 /** Requests each loaded backend served (index = backend index), for reports. */
 uint64_t hf_stats_backend_served(unsigned backend_index, int op);
+/**
+ * Every counter as hipFileGetStatsL3 reports it, whatever profile.stats says (reports and tools).
+ */
+void hf_stats_snapshot(hipFileStatsLevel3_t *stats);
+/** Whether anything has been counted in this process. */
+bool hf_stats_started(void);
+/**
+ * Write the statistics as text to @p out: the level-1 counters, the size histograms' non-empty
+ * buckets, each GPU that saw I/O and how many requests each loaded backend served.
+ */
+void hf_stats_report_write(FILE *out);
+
 /** Monotonic clock in nanoseconds. */
 uint64_t hf_stats_now_ns(void);
 

@@ -13,7 +13,9 @@ struct hf_staging_pool {
     const struct hf_host_api *host;
     size_t buffer_size;
     int device;
-    unsigned limit;     /* most slots that may exist; lowered when the runtime runs out */
+    unsigned limit;            /* most slots that may exist; lowered when the runtime runs out */
+    hf_staging_bound_fn bound; /* the moving bound below limit, or NULL */
+    void *bound_ctx;
     unsigned allocated; /* slots that exist or are being created */
     unsigned free_count;
     struct hf_staging_slot *free_list;
@@ -131,11 +133,78 @@ void hf_staging_pool_destroy(struct hf_staging_pool *pool)
     free(pool);
 }
 
+void hf_staging_pool_set_bound(struct hf_staging_pool *pool, hf_staging_bound_fn bound, void *ctx)
+{
+    pthread_mutex_lock(&pool->lock);
+    pool->bound = bound;
+    pool->bound_ctx = ctx;
+    pthread_mutex_unlock(&pool->lock);
+}
+
+/* Most slots that may exist now. Lock held. */
+static unsigned limit_now_locked(const struct hf_staging_pool *pool)
+{
+    unsigned limit = pool->limit;
+    if (pool->bound != NULL) {
+        unsigned bound = pool->bound(pool->bound_ctx);
+        if (bound < 1)
+            bound = 1;
+        if (bound < limit)
+            limit = bound;
+    }
+    return limit;
+}
+
+/*
+ * Take free slots off the list while more slots exist than @p limit allows; the caller frees them
+ * unlocked (freeing pinned memory can take milliseconds). Lock held.
+ */
+static struct hf_staging_slot *surplus_detach_locked(struct hf_staging_pool *pool, unsigned limit)
+{
+    struct hf_staging_slot *surplus = NULL;
+    while (pool->allocated > limit && pool->free_list != NULL) {
+        struct hf_staging_slot *slot = pool->free_list;
+        pool->free_list = slot->next;
+        pool->free_count--;
+        pool->allocated--;
+        slot->next = surplus;
+        surplus = slot;
+    }
+    return surplus;
+}
+
+static void surplus_free(struct hf_staging_pool *pool, struct hf_staging_slot *surplus)
+{
+    if (surplus == NULL)
+        return;
+    /* Streams are destroyed on the device they were created on; the caller's device comes back. */
+    const struct hf_gpu_ops *gpu = pool->host->gpu;
+    int previous = -1;
+    int current;
+    if (pool->device >= 0 && gpu->get_device(&current) == 0 && current != pool->device &&
+        gpu->set_device(pool->device) == 0)
+        previous = current;
+    while (surplus != NULL) {
+        struct hf_staging_slot *next = surplus->next;
+        slot_free(pool->host, surplus);
+        surplus = next;
+    }
+    if (previous >= 0)
+        (void)gpu->set_device(previous);
+}
+
 int hf_staging_pool_take(struct hf_staging_pool *pool, struct hf_staging_slot **slot_p,
                          int *gpu_error_p)
 {
     const struct hf_host_api *host = pool->host;
     pthread_mutex_lock(&pool->lock);
+    unsigned limit = limit_now_locked(pool);
+    struct hf_staging_slot *surplus = surplus_detach_locked(pool, limit);
+    if (surplus != NULL) {
+        pthread_mutex_unlock(&pool->lock);
+        surplus_free(pool, surplus);
+        pthread_mutex_lock(&pool->lock);
+    }
     for (;;) {
         if (pool->free_list != NULL) {
             struct hf_staging_slot *slot = pool->free_list;
@@ -146,7 +215,7 @@ int hf_staging_pool_take(struct hf_staging_pool *pool, struct hf_staging_slot **
             *slot_p = slot;
             return 0;
         }
-        if (pool->allocated < pool->limit) {
+        if (pool->allocated < limit) {
             /* Reserve the slot, then create it unlocked: pinning can take milliseconds. */
             pool->allocated++;
             pthread_mutex_unlock(&pool->lock);
@@ -178,9 +247,13 @@ int hf_staging_pool_take(struct hf_staging_pool *pool, struct hf_staging_slot **
                           "staging pool (GPU %d): cannot %s (%s); making do with %u slots",
                           pool->device, what, why, pool->limit);
             }
+            if (limit > pool->limit)
+                limit = pool->limit;
             continue;
         }
         pthread_cond_wait(&pool->given_back, &pool->lock);
+        /* The bound may have moved while this taker slept. */
+        limit = limit_now_locked(pool);
     }
 }
 
@@ -191,6 +264,17 @@ void hf_staging_pool_give(struct hf_staging_pool *pool, struct hf_staging_slot *
         pthread_mutex_unlock(&pool->lock);
         pool->host->log(pool->host, HF_LOG_ERROR,
                         "staging pool: a slot was given back that was not taken; ignoring it");
+        return;
+    }
+    unsigned limit = limit_now_locked(pool);
+    if (pool->allocated > limit) {
+        /* Over a bound that was lowered while the slot was out: it goes instead of coming back. */
+        pool->allocated--;
+        struct hf_staging_slot *surplus = surplus_detach_locked(pool, limit);
+        pthread_cond_broadcast(&pool->given_back);
+        pthread_mutex_unlock(&pool->lock);
+        slot->next = surplus;
+        surplus_free(pool, slot);
         return;
     }
     slot->next = pool->free_list;

@@ -3,7 +3,9 @@
  * buffers of one size and two non-blocking streams created on the pool's device, one stream per
  * buffer, so the file I/O of one chunk can run while the copy of the previous chunk is in flight
  * and only the stream of the buffer about to be reused needs synchronizing. Slots are created on
- * first demand up to a bound, handed out whole, given back for reuse, and freed with the pool.
+ * first demand up to a bound, handed out whole, given back for reuse, and freed with the pool. The
+ * bound may move while the pool is in use (hf_staging_pool_set_bound): the pool then shrinks as
+ * slots come back, or grows on demand.
  */
 #ifndef HF_PLUGIN_COMMON_STAGING_POOL_H
 #define HF_PLUGIN_COMMON_STAGING_POOL_H
@@ -67,6 +69,20 @@ void hf_staging_pool_give(struct hf_staging_pool *pool, struct hf_staging_slot *
  * gets fresh streams; the pool may create a replacement later.
  */
 void hf_staging_pool_discard(struct hf_staging_pool *pool, struct hf_staging_slot *slot);
+
+/**
+ * How many slots a pool may hold right now, asked whenever the pool would create a slot and
+ * whenever a slot comes back; @p ctx is what hf_staging_pool_set_bound was given. Must not block.
+ */
+typedef unsigned (*hf_staging_bound_fn)(void *ctx);
+
+/**
+ * Let @p bound lower the pool's limit below the max_slots it was created with, at any time (a
+ * bound of 0 counts as 1: a pool must be able to serve). Above the bound, the pool stops creating
+ * slots and frees slots as they are given back until it is within it; when the bound rises, it
+ * creates slots again on demand. NULL removes the bound. Call before the pool is shared.
+ */
+void hf_staging_pool_set_bound(struct hf_staging_pool *pool, hf_staging_bound_fn bound, void *ctx);
 
 /** Size in bytes of each buffer of every slot of @p pool. */
 size_t hf_staging_pool_buffer_size(const struct hf_staging_pool *pool);

@@ -96,8 +96,10 @@ int hf_fallback_pool_get(struct fallback *fb, int device, struct hf_staging_pool
     if (pool == NULL) {
         rc = hf_staging_pool_create(fb->host, fb->set.chunk_size, fb->set.slots_per_device, device,
                                     &pool);
-        if (rc == 0)
+        if (rc == 0) {
+            hf_staging_pool_set_bound(pool, hf_fallback_slot_bound, fb);
             atomic_store_explicit(slot, pool, memory_order_release);
+        }
     }
     pthread_mutex_unlock(&fb->pools_lock);
     if (rc == 0)

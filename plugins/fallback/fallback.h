@@ -27,10 +27,19 @@ enum fallback_direct_io {
 struct fallback_settings {
     size_t chunk_size;           /**< bytes per staging buffer and per file I/O window */
     unsigned slots_per_device;   /**< most staging slots one GPU's pool creates */
-    size_t split_threshold;      /**< smallest piece a split request is cut into, bytes */
+    size_t split_threshold;      /**< smallest piece of a split request, bytes; 0 = the core's
+                                      execution.min_io_threshold_size_kb, read per request */
     size_t inline_max;           /**< largest request always served whole on the caller */
     int direct_io;               /**< enum fallback_direct_io */
     bool bounce_host_accessible; /**< stage device memory even when the CPU can address it */
+};
+
+/** The core's settings one request follows, read as it starts (fallback_settings.c). */
+struct fallback_limits {
+    bool parallel;          /**< execution.parallel_io: requests may be split at all */
+    unsigned max_pieces;    /**< execution.max_request_parallelism */
+    size_t split_threshold; /**< smallest piece, bytes */
+    int direct_io;          /**< enum fallback_direct_io, "always" under force_odirect_mode */
 };
 
 /** The backend's state, one per init. */
@@ -72,6 +81,16 @@ struct fallback_io {
 
 /** Read the settings from the backend's config group, logging each bad value and its default. */
 void hf_fallback_settings_read(const struct hf_host_api *host, struct fallback_settings *set_p);
+
+/** The limits a request starting now follows. */
+void hf_fallback_limits_read(const struct fallback *fb, struct fallback_limits *lim_p);
+
+/**
+ * Staging slots one GPU's pool may hold now (an hf_staging_bound_fn; @p backend is the struct
+ * fallback): fallback.staging_slots_per_device, lowered to what properties.max_device_cache_size_kb
+ * and properties.max_device_pinned_mem_size_kb allow at two chunks per slot.
+ */
+unsigned hf_fallback_slot_bound(void *backend);
 
 /** Text of an errno value, never NULL. */
 const char *hf_fallback_errno_text(int err);

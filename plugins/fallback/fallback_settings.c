@@ -1,9 +1,17 @@
 /*
- * The fallback backend's settings: its config group's keys, their units, defaults and ranges.
+ * The fallback backend's settings: its config group's keys, their units, defaults and ranges,
+ * and the core settings it follows (properties.*, execution.*), read through the same host API.
  * A bad value is logged and replaced by the default rather than failing init: losing the one
  * backend that works everywhere over a typo would turn a tuning mistake into an outage.
+ *
+ * Its own keys win over the core's: fallback.chunk_size_kb over properties.per_buffer_cache_size_kb
+ * and fallback.split_threshold_kb over execution.min_io_threshold_size_kb. The core's limits that
+ * may change while the driver is open (staging memory, splitting, O_DIRECT) are read when they are
+ * used, not once, so hipFileDriverSet* and hipFileSetParameter* reach running pools and requests.
+ * A core too old to answer for its settings leaves the fallback on its own defaults.
  */
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 
 #include "fallback.h"
@@ -116,11 +124,15 @@ static void settings_warn_retired(const struct hf_host_api *host)
 void hf_fallback_settings_read(const struct hf_host_api *host, struct fallback_settings *set_p)
 {
     settings_warn_retired(host);
-    int64_t chunk_kib = setting_int(host, "chunk_size_kb", CHUNK_KIB_DEFAULT, SIZE_KIB_MULTIPLE,
-                                    CHUNK_KIB_MAX, SIZE_KIB_MULTIPLE);
+    int64_t chunk_kib =
+        setting_int(host, "chunk_size_kb",
+                    setting_int(host, "properties.per_buffer_cache_size_kb", CHUNK_KIB_DEFAULT,
+                                SIZE_KIB_MULTIPLE, CHUNK_KIB_MAX, SIZE_KIB_MULTIPLE),
+                    SIZE_KIB_MULTIPLE, CHUNK_KIB_MAX, SIZE_KIB_MULTIPLE);
     int64_t slots = setting_int(host, "staging_slots_per_device", SLOTS_DEFAULT, 1, SLOTS_MAX, 1);
-    int64_t split_kib = setting_int(host, "split_threshold_kb", SPLIT_THRESHOLD_KIB_DEFAULT,
-                                    SIZE_KIB_MULTIPLE, THRESHOLD_KIB_MAX, SIZE_KIB_MULTIPLE);
+    /* 0: follow execution.min_io_threshold_size_kb on every request. */
+    int64_t split_kib = setting_int(host, "split_threshold_kb", 0, SIZE_KIB_MULTIPLE,
+                                    THRESHOLD_KIB_MAX, SIZE_KIB_MULTIPLE);
     int64_t inline_kib =
         setting_int(host, "inline_max_kb", INLINE_MAX_KIB_DEFAULT, 0, THRESHOLD_KIB_MAX, 1);
     struct fallback_settings set = {
@@ -135,8 +147,68 @@ void hf_fallback_settings_read(const struct hf_host_api *host, struct fallback_s
               "chunks of %lld KiB; up to %lld staging slots per GPU (2 pinned chunks each), "
               "created on first use; requests over %lld KiB split into pieces of at least %lld "
               "KiB; O_DIRECT reads %s%s",
-              (long long)chunk_kib, (long long)slots, (long long)inline_kib, (long long)split_kib,
+              (long long)chunk_kib, (long long)slots, (long long)inline_kib,
+              (long long)(split_kib != 0
+                              ? split_kib
+                              : setting_int(host, "execution.min_io_threshold_size_kb",
+                                            SPLIT_THRESHOLD_KIB_DEFAULT, SIZE_KIB_MULTIPLE,
+                                            THRESHOLD_KIB_MAX, SIZE_KIB_MULTIPLE)),
               direct_io_names[set.direct_io],
               set.bounce_host_accessible ? "; host-accessible device memory staged" : "");
     *set_p = set;
+}
+
+/*
+ * The core's live settings are read quietly: a bad value there cannot happen (the core checks
+ * every value against its table), and an older core answers -ENOENT.
+ */
+static int64_t core_int(const struct hf_host_api *host, const char *key, int64_t default_value)
+{
+    int64_t value;
+    return host->config_int(host, key, &value) == 0 ? value : default_value;
+}
+
+static bool core_bool(const struct hf_host_api *host, const char *key, bool default_value)
+{
+    bool value;
+    return host->config_bool(host, key, &value) == 0 ? value : default_value;
+}
+
+void hf_fallback_limits_read(const struct fallback *fb, struct fallback_limits *lim_p)
+{
+    const struct hf_host_api *host = fb->host;
+    struct fallback_limits lim = {
+        .parallel = core_bool(host, "execution.parallel_io", true),
+        .max_pieces = UINT_MAX,
+        .split_threshold = fb->set.split_threshold,
+        .direct_io = fb->set.direct_io,
+    };
+    int64_t pieces = core_int(host, "execution.max_request_parallelism", 0);
+    if (pieces >= 1 && pieces < UINT_MAX)
+        lim.max_pieces = (unsigned)pieces;
+    if (lim.split_threshold == 0) {
+        int64_t kib =
+            core_int(host, "execution.min_io_threshold_size_kb", SPLIT_THRESHOLD_KIB_DEFAULT);
+        if (kib < SIZE_KIB_MULTIPLE || kib > THRESHOLD_KIB_MAX || kib % SIZE_KIB_MULTIPLE != 0)
+            kib = SPLIT_THRESHOLD_KIB_DEFAULT;
+        lim.split_threshold = (size_t)kib * 1024;
+    }
+    if (core_bool(host, "properties.force_odirect_mode", false))
+        lim.direct_io = FALLBACK_DIRECT_ALWAYS;
+    *lim_p = lim;
+}
+
+unsigned hf_fallback_slot_bound(void *backend)
+{
+    const struct fallback *fb = backend;
+    /* A slot pins two chunks; both limits count pinned staging memory per GPU. */
+    uint64_t slot_kib = 2 * (uint64_t)(fb->set.chunk_size / 1024);
+    uint64_t bound = fb->set.slots_per_device;
+    int64_t cache_kib = core_int(fb->host, "properties.max_device_cache_size_kb", -1);
+    int64_t pinned_kib = core_int(fb->host, "properties.max_device_pinned_mem_size_kb", -1);
+    if (cache_kib >= 0 && (uint64_t)cache_kib / slot_kib < bound)
+        bound = (uint64_t)cache_kib / slot_kib;
+    if (pinned_kib >= 0 && (uint64_t)pinned_kib / slot_kib < bound)
+        bound = (uint64_t)pinned_kib / slot_kib;
+    return (unsigned)bound;
 }

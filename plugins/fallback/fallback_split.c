@@ -31,14 +31,14 @@ bool hf_fallback_memory_is_staged(const struct fallback *fb, const struct hf_buf
 }
 
 /* Reads may use the file's O_DIRECT descriptor when the settings and its granules allow. */
-static void direct_setup(struct fallback_io *io, const struct hf_io_request *req)
+static void direct_setup(struct fallback_io *io, const struct hf_io_request *req, int direct_io)
 {
     const struct fallback *fb = io->fb;
     const struct hf_file_info *file = req->file;
     io->direct_fd = -1;
-    if (req->op != HF_IO_READ || fb->set.direct_io == FALLBACK_DIRECT_NEVER ||
-        file->direct_fd < 0 || !hf_align_is_pow2(file->dio_offset_align) ||
-        !hf_align_is_pow2(file->dio_mem_align) || fb->set.chunk_size % file->dio_offset_align != 0)
+    if (req->op != HF_IO_READ || direct_io == FALLBACK_DIRECT_NEVER || file->direct_fd < 0 ||
+        !hf_align_is_pow2(file->dio_offset_align) || !hf_align_is_pow2(file->dio_mem_align) ||
+        fb->set.chunk_size % file->dio_offset_align != 0)
         return;
     /*
      * A direct read reaching end of file stores the whole last block, bytes past the end of file
@@ -52,7 +52,7 @@ static void direct_setup(struct fallback_io *io, const struct hf_io_request *req
     io->dio_offset_align = file->dio_offset_align;
     io->dio_mem_align = file->dio_mem_align;
     /* Without preadv2 the cache cannot be asked; the range is then taken as not cached. */
-    io->probe_cache = fb->set.direct_io == FALLBACK_DIRECT_AUTO && fb->can_probe_cache;
+    io->probe_cache = direct_io == FALLBACK_DIRECT_AUTO && fb->can_probe_cache;
 }
 
 /*
@@ -102,11 +102,11 @@ struct split {
  * boundaries fall on the chunk grid when pieces span chunks (each piece then moves whole chunks),
  * else on a 64 KiB grid, which keeps them DIO-aligned.
  */
-static void split_plan(struct split *sp, unsigned width)
+static void split_plan(struct split *sp, unsigned width, size_t split_threshold)
 {
     const struct fallback_io *io = sp->io;
     const struct fallback_settings *set = &io->fb->set;
-    size_t count = io->size / set->split_threshold;
+    size_t count = io->size / split_threshold;
     if (count > width)
         count = width;
     if (count > PIECES_MAX)
@@ -177,11 +177,12 @@ static ssize_t split_result(const struct split *sp, const struct hf_io_request *
 }
 
 /* Run the pieces on the workers and the calling thread; whole on the caller when that fails. */
-static ssize_t split_run(struct fallback_io *io, const struct hf_io_request *req, unsigned width)
+static ssize_t split_run(struct fallback_io *io, const struct hf_io_request *req, unsigned width,
+                         size_t split_threshold)
 {
     struct fallback *fb = io->fb;
     struct split sp = {.io = io};
-    split_plan(&sp, width);
+    split_plan(&sp, width, split_threshold);
     if (sp.count > 1) {
         int rc = fb->host->parallel_run(fb->host, sp.count, split_task, &sp);
         if (rc == 0)
@@ -211,7 +212,9 @@ ssize_t hf_fallback_transfer(struct fallback *fb, const struct hf_io_request *re
     };
     atomic_init(&io.direct_refused, false);
     atomic_init(&io.first_short_piece, UINT_MAX);
-    direct_setup(&io, req);
+    struct fallback_limits lim;
+    hf_fallback_limits_read(fb, &lim);
+    direct_setup(&io, req, lim.direct_io);
 
     int previous_device = -1;
     if (io.staged) {
@@ -227,9 +230,11 @@ ssize_t hf_fallback_transfer(struct fallback *fb, const struct hf_io_request *re
     }
     /* Small requests stay on the caller: the executor round trip would cost more than it saves. */
     unsigned width = 1;
-    if (fb->can_split && req->size > fb->set.inline_max)
+    if (fb->can_split && lim.parallel && req->size > fb->set.inline_max)
         width = fb->host->parallel_width(fb->host);
-    ssize_t result = split_run(&io, req, width);
+    if (width > lim.max_pieces)
+        width = lim.max_pieces;
+    ssize_t result = split_run(&io, req, width, lim.split_threshold);
     device_restore(fb, previous_device);
     return result;
 }

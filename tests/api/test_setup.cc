@@ -128,9 +128,11 @@ TEST_F(SetupTest, PluginDirectoryWithoutPluginsOpensButCannotServe)
 
 TEST_F(SetupTest, CompatModeOffLeavesNoPathForTheFallback)
 {
-    ASSERT_EQ(hf_test_write_text(
-                  conf.c_str(), PluginConfig("properties = { compat_mode = \"off\"; };\n").c_str()),
-              0);
+    /* Only the fallback: a direct backend would serve where the compat path may not. */
+    std::string text =
+        std::string("plugins = { directory = \"") + HF_TEST_PLUGIN_DIR +
+        "\"; enable = [\"fallback\"]; };\nproperties = { compat_mode = \"off\"; };\n";
+    ASSERT_EQ(hf_test_write_text(conf.c_str(), text.c_str()), 0);
     std::string data = ScratchPath("data");
     ASSERT_EQ(hf_test_pattern_file(data.c_str(), 8192, 5), 0);
     InChild(log, [&] {
@@ -173,4 +175,102 @@ TEST_F(SetupTest, HostMemoryIsServedWhenAllowed)
              hf_test_pattern_check(back.data(), 4096, 0, 9) == -1;
         return ok;
     });
+}
+
+/* The report a process appends at exit names what it did and which backend served it. */
+TEST_F(SetupTest, StatsReportAtExitListsTheRequestsAndTheServingBackend)
+{
+    std::string report = ScratchPath("report");
+    unlink(report.c_str());
+    std::string text = std::string("plugins = { directory = \"") + HF_TEST_PLUGIN_DIR +
+                       "\"; enable = [\"fallback\"]; };\nprofile = { stats = 1; stats_report = \"" +
+                       report + "\"; };\n";
+    ASSERT_EQ(hf_test_write_text(conf.c_str(), text.c_str()), 0);
+    std::string data = ScratchPath("data");
+    ASSERT_EQ(hf_test_pattern_file(data.c_str(), 65536, 3), 0);
+    EXPECT_EXIT(
+        {
+            setenv("HIPFILE_CONFIG", conf.c_str(), 1);
+            int fd = open(data.c_str(), O_RDWR);
+            hipFileHandle_t fh = Register(fd);
+            void *dev = nullptr;
+            bool ok = fh != nullptr && hipMalloc(&dev, 65536) == hipSuccess &&
+                      hipFileRead(fh, dev, 4096, 0, 0) == 4096 &&
+                      hipFileRead(fh, dev, 4096, 4096, 0) == 4096 &&
+                      hipFileWrite(fh, dev, 4096, 0, 0) == 4096;
+            exit(ok ? 0 : 1); /* exit, not _exit: the report is written on the way out */
+        },
+        ::testing::ExitedWithCode(0), "");
+    std::string got;
+    FILE *f = fopen(report.c_str(), "r");
+    ASSERT_NE(f, nullptr) << "no report at " << report;
+    char line[512];
+    while (fgets(line, sizeof(line), f) != nullptr)
+        got += line;
+    fclose(f);
+    EXPECT_NE(got.find("hipfile statistics"), std::string::npos) << got;
+    EXPECT_NE(got.find("reads                  ok 2, failed 0"), std::string::npos) << got;
+    EXPECT_NE(got.find("writes                 ok 1, failed 0"), std::string::npos) << got;
+    EXPECT_NE(got.find("backend fallback served: reads 2, writes 1"), std::string::npos) << got;
+    EXPECT_NE(got.find("GPU 0: reads 2 (direct 0, compat 2"), std::string::npos) << got;
+}
+
+/* Setup reads the thread count once; after it, only settings marked live may change. */
+TEST_F(SetupTest, SettingsReadAtOpenAreRefusedAfterIt)
+{
+    ASSERT_EQ(hf_test_write_text(conf.c_str(), PluginConfig("").c_str()), 0);
+    InChild(log, [&] {
+        setenv("HIPFILE_CONFIG", conf.c_str(), 1);
+        if (hipFileSetParameterSizeT(hipFileParamExecutionMaxIOThreads, 3).err != hipFileSuccess)
+            return false;
+        if (hipFileDriverOpen().err != hipFileSuccess)
+            return false;
+        size_t threads = 0;
+        bool refused =
+            hipFileSetParameterSizeT(hipFileParamExecutionMaxIOThreads, 5).err ==
+                hipFileDriverAlreadyOpen &&
+            hipFileSetParameterSizeT(hipFileParamPropertiesPerBufferCacheSizeKB, 64).err ==
+                hipFileDriverAlreadyOpen &&
+            hipFileGetParameterSizeT(hipFileParamExecutionMaxIOThreads, &threads).err ==
+                hipFileSuccess &&
+            threads == 3;
+        bool live_ok =
+            hipFileDriverSetMaxCacheSize(8192).err == hipFileSuccess &&
+            hipFileSetParameterBool(hipFileParamExecutionParallelIO, false).err == hipFileSuccess &&
+            hipFileSetParameterString(hipFileParamLoggingLevel, "warn").err == hipFileSuccess;
+        return refused && live_ok;
+    });
+    EXPECT_TRUE(LogHas("execution.max_io_threads is read when the driver first opens"));
+}
+
+/* A relative path in the file is taken from the file's directory, never the current one. */
+TEST_F(SetupTest, RelativePluginDirectoryIsTakenFromTheConfigFilesDirectory)
+{
+    std::string dir = ScratchPath("confdir");
+    ASSERT_EQ(mkdir(dir.c_str(), 0755), 0);
+    std::string link = dir + "/plugins";
+    ASSERT_EQ(symlink(HF_TEST_PLUGIN_DIR, link.c_str()), 0);
+    std::string file = dir + "/hipfile.conf";
+    ASSERT_EQ(hf_test_write_text(file.c_str(), "plugins = { directory = \"plugins\"; };\n"), 0);
+    std::string data = ScratchPath("data");
+    ASSERT_EQ(hf_test_pattern_file(data.c_str(), 8192, 4), 0);
+    InChild(log, [&] {
+        setenv("HIPFILE_CONFIG", file.c_str(), 1);
+        if (chdir("/") != 0)
+            return false;
+        int fd = open(data.c_str(), O_RDONLY);
+        hipFileHandle_t fh = Register(fd);
+        void *dev = nullptr;
+        return fh != nullptr && hipMalloc(&dev, 8192) == hipSuccess &&
+               hipFileRead(fh, dev, 8192, 0, 0) == 8192;
+    });
+}
+
+TEST_F(SetupTest, RelativeConfigPathFailsOpenAndSaysWhy)
+{
+    InChild(log, [&] {
+        setenv("HIPFILE_CONFIG", "hipfile.conf", 1);
+        return hipFileDriverOpen().err == hipFileDriverSetupError;
+    });
+    EXPECT_TRUE(LogHas("HIPFILE_CONFIG=\"hipfile.conf\" is a relative path"));
 }

@@ -13,6 +13,8 @@ class StatsTest : public ApiTest
     {
         ApiTest::SetUp();
         ASSERT_EQ(hipFileSetParameterSizeT(hipFileParamProfileStats, 3).err, hipFileSuccess);
+        /* Every request on the compat path, so which path served each one is known in advance. */
+        ASSERT_EQ(hipFileSetParameterBool(hipFileParamForceCompatMode, true).err, hipFileSuccess);
         path = ScratchPath("data");
         ASSERT_EQ(hf_test_pattern_file(path.c_str(), 1 << 20, 21), 0);
         fd = open(path.c_str(), O_RDWR);
@@ -25,6 +27,7 @@ class StatsTest : public ApiTest
         hipFileHandleDeregister(fh);
         close(fd);
         (void)hipFree(dev);
+        (void)hipFileSetParameterBool(hipFileParamForceCompatMode, false);
         ApiTest::TearDown();
     }
     static hipFileStatsLevel3_t Snapshot()
@@ -155,4 +158,32 @@ TEST_F(StatsTest, BatchCallsAreCounted)
     EXPECT_EQ(after.last_batch_read_bytes, 8192u);
     /* Batch entries are reads too. */
     EXPECT_EQ(after.read_ops.ok - before.read_ops.ok, 2u);
+}
+
+TEST_F(StatsTest, EveryServedRequestIsCountedOnExactlyOnePath)
+{
+    ASSERT_EQ(hipFileSetParameterBool(hipFileParamForceCompatMode, false).err, hipFileSuccess);
+    hipFileStatsLevel3_t before = Snapshot();
+    ASSERT_EQ(hipFileRead(fh, dev, 65536, 0, 0), 65536);
+    ASSERT_EQ(hipFileRead(fh, dev, 1000, 3, 0), 1000);
+    ASSERT_EQ(hipFileWrite(fh, dev, 4096, 8192, 0), 4096);
+    hipFileStatsLevel3_t after = Snapshot();
+    const hipFilePerGpuStats_t &gb = before.per_gpu_stats[0], &ga = after.per_gpu_stats[0];
+    EXPECT_EQ(ga.n_total_reads - gb.n_total_reads, 2u);
+    EXPECT_EQ((ga.n_nvfs_reads - gb.n_nvfs_reads) + (ga.n_posix_reads - gb.n_posix_reads), 2u);
+    EXPECT_EQ((ga.n_nvfs_writes - gb.n_nvfs_writes) + (ga.n_posix_writes - gb.n_posix_writes), 1u);
+    EXPECT_EQ(ga.read_bytes - gb.read_bytes, 66536u);
+    EXPECT_GE(after.detailed.basic.read_lat_sum_us, before.detailed.basic.read_lat_sum_us);
+}
+
+TEST_F(StatsTest, LatencyAndBandwidthFollowFromTheSums)
+{
+    ASSERT_EQ(hipFileRead(fh, dev, 1 << 20, 0, 0), 1 << 20);
+    hipFileStatsLevel1_t s;
+    ASSERT_EQ(hipFileGetStatsL1(&s).err, hipFileSuccess);
+    uint64_t reads = s.read_ops.ok + s.read_ops.err;
+    ASSERT_GT(reads, 0u);
+    EXPECT_EQ(s.read_lat_avg_us, s.read_lat_sum_us / reads);
+    EXPECT_GT(s.read_bw_bytes_per_sec, 0u);
+    EXPECT_GT(s.read_ops_per_sec, 0u);
 }

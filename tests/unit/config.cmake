@@ -13,3 +13,15 @@ target_include_directories(unit_params PRIVATE ${PROJECT_SOURCE_DIR}/core)
 hf_add_gtest(NAME unit_properties INTERNAL
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_properties.cc)
 target_include_directories(unit_properties PRIVATE ${PROJECT_SOURCE_DIR}/core)
+
+# Environment (set-user-ID processes, AMD's variables), paths, and core settings read by backends.
+hf_add_gtest(NAME unit_env INTERNAL
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_env.cc)
+target_include_directories(unit_env PRIVATE ${PROJECT_SOURCE_DIR}/core)
+
+# docs/configuration.rst's reference table, rendered from the settings table and compared.
+hf_add_gtest(NAME unit_config_reference INTERNAL
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_config_reference.cc)
+target_include_directories(unit_config_reference PRIVATE ${PROJECT_SOURCE_DIR}/core)
+target_compile_definitions(unit_config_reference PRIVATE
+  HF_TEST_CONFIG_PAGE="${PROJECT_SOURCE_DIR}/docs/configuration.rst")

@@ -42,11 +42,11 @@ TEST_F(ParamsTest, SizeTDefaultsAreTheDocumentedOnes)
         {hipFileParamProfileStats, 1},
         {hipFileParamExecutionMaxIOQueueDepth, 128},
         {hipFileParamExecutionMaxIOThreads, 16},
-        {hipFileParamExecutionMinIOThresholdSizeKB, 8192},
-        {hipFileParamExecutionMaxRequestParallelism, 4},
+        {hipFileParamExecutionMinIOThresholdSizeKB, 1024},
+        {hipFileParamExecutionMaxRequestParallelism, 64},
         {hipFileParamPropertiesMaxDirectIOSizeKB, 16384},
         {hipFileParamPropertiesMaxDeviceCacheSizeKB, 131072},
-        {hipFileParamPropertiesPerBufferCacheSizeKB, 1024},
+        {hipFileParamPropertiesPerBufferCacheSizeKB, 4096},
         {hipFileParamPropertiesMaxDevicePinnedMemSizeKB, 33554432},
         {hipFileParamPropertiesIOBatchsize, 128},
         {hipFileParamPollthresholdSizeKB, 4},
@@ -77,7 +77,8 @@ TEST_F(ParamsTest, EverySizeTParameterRoundTrips)
         auto param = static_cast<hipFileSizeTConfigParameter_t>(p);
         const hf_setting *row = hf_setting_by_param(HF_PARAM_SIZE_T, p);
         ASSERT_NE(nullptr, row) << p;
-        for (int64_t v : {row->min, row->max, (row->min + row->max) / 2}) {
+        int64_t granule = row->multiple > 1 ? row->multiple : 1;
+        for (int64_t v : {row->min, row->max, (row->min + row->max) / 2 / granule * granule}) {
             ASSERT_EQ(hipFileSuccess, hipFileSetParameterSizeT(param, (size_t)v).err) << row->key;
             size_t got = 0;
             ASSERT_EQ(hipFileSuccess, hipFileGetParameterSizeT(param, &got).err);

@@ -66,7 +66,7 @@ TEST_F(PropertiesTest, DefaultsAreReportedInKiB)
                   (1u << hipFileParallelIOSupported),
               props.feature_flags);
     EXPECT_EQ(131072u, props.max_device_cache_size);
-    EXPECT_EQ(1024u, props.per_buffer_cache_size);
+    EXPECT_EQ(4096u, props.per_buffer_cache_size);
     EXPECT_EQ(33554432u, props.max_device_pinned_mem_size);
     EXPECT_EQ(128u, props.max_batch_io_count);
     EXPECT_EQ(5u, props.max_batch_io_timeout_msecs);

@@ -47,7 +47,7 @@ static void config_copy_read(struct config_copy *c, const struct check_setup *s)
 
 static bool env_set(const char *name)
 {
-    const char *value = name != NULL ? secure_getenv(name) : NULL;
+    const char *value = name != NULL ? hf_env_get(name) : NULL;
     return value != NULL && value[0] != '\0';
 }
 
@@ -84,7 +84,7 @@ static void emit_enable_list(struct emit *e, const struct config_copy *c, char *
 {
     size_t used = (size_t)snprintf(text, size, "[");
     emit_list(e, "value", NULL);
-    const char *env = secure_getenv("HIPFILE_PLUGINS");
+    const char *env = hf_env_get("HIPFILE_PLUGINS");
     if (env != NULL && env[0] != '\0') {
         char *copy = strdup(env);
         char *save = NULL;
@@ -172,6 +172,8 @@ static void emit_setting(struct emit *e, const struct hf_setting *row, const str
     if (e->json) {
         emit_str(e, "unit", NULL, row->unit);
         emit_str(e, "source", NULL, from);
+        emit_bool(e, "live", NULL, row->live);
+        emit_bool(e, "acts", NULL, row->no_effect == NULL);
         emit_str(e, "help", NULL, row->help);
         emit_end(e);
     } else {
@@ -196,7 +198,7 @@ void report_settings(struct emit *e, const struct check_setup *s)
 
 static void report_config(struct emit *e, const struct check_setup *s)
 {
-    const char *env = secure_getenv("HIPFILE_CONFIG");
+    const char *env = hf_env_get("HIPFILE_CONFIG");
     bool from_env = env != NULL && env[0] != '\0';
     const char *tried = from_env ? env : HF_DEFAULT_CONFIG_PATH;
     const char *path = hf_config_path();

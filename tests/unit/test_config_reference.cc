@@ -1,0 +1,192 @@
+// docs/configuration.rst carries the reference table of every setting between two marker comments;
+// this test renders the same table from the settings table in core/settings.c and fails when the
+// two differ, so the page and the code cannot drift. With HF_UPDATE_DOCS=1 in the environment it
+// rewrites the block in the page instead.
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include <hipfile.h>
+
+extern "C" {
+#include "settings.h"
+}
+
+namespace
+{
+
+const char kBegin[] = ".. settings-table-begin (generated from core/settings.c; see below)\n";
+const char kEnd[] = ".. settings-table-end\n";
+
+// The parameter enums' names in declaration order, which is the interface (API.md 3.8).
+const char *const kSizeTNames[] = {
+    "hipFileParamProfileStats",
+    "hipFileParamExecutionMaxIOQueueDepth",
+    "hipFileParamExecutionMaxIOThreads",
+    "hipFileParamExecutionMinIOThresholdSizeKB",
+    "hipFileParamExecutionMaxRequestParallelism",
+    "hipFileParamPropertiesMaxDirectIOSizeKB",
+    "hipFileParamPropertiesMaxDeviceCacheSizeKB",
+    "hipFileParamPropertiesPerBufferCacheSizeKB",
+    "hipFileParamPropertiesMaxDevicePinnedMemSizeKB",
+    "hipFileParamPropertiesIOBatchsize",
+    "hipFileParamPollthresholdSizeKB",
+    "hipFileParamPropertiesBatchIOTimeoutMs",
+};
+const char *const kBoolNames[] = {
+    "hipFileParamPropertiesUsePollMode",
+    "hipFileParamPropertiesAllowCompatMode",
+    "hipFileParamForceCompatMode",
+    "hipFileParamFsMiscApiCheckAggressive",
+    "hipFileParamExecutionParallelIO",
+    "hipFileParamProfileNvtx",
+    "hipFileParamPropertiesAllowSystemMemory",
+    "hipFileParamUsePcip2pdma",
+    "hipFileParamPreferIOUring",
+    "hipFileParamForceOdirectMode",
+    "hipFileParamSkipTopologyDetection",
+    "hipFileParamStreamMemopsBypass",
+};
+const char *const kStringNames[] = {
+    "hipFileParamLoggingLevel",
+    "hipFileParamEnvLogfilePath",
+    "hipFileParamLogDir",
+};
+
+std::string TypeOf(const hf_setting &s)
+{
+    switch (s.type) {
+    case HF_TYPE_INT:
+        return s.unit[0] ? std::string("integer (") + s.unit + ")" : "integer";
+    case HF_TYPE_BOOL:
+        return s.view != HF_VIEW_NONE ? "boolean, a view of ``properties.compat_mode``" : "boolean";
+    case HF_TYPE_STRING:
+        return s.is_path ? "path" : "string";
+    case HF_TYPE_ENUM:
+        return "name";
+    case HF_TYPE_LIST:
+        return "list of names";
+    case HF_TYPE_MAP:
+        return "group of ``name = integer``";
+    }
+    return "?";
+}
+
+std::string DefaultOf(const hf_setting &s)
+{
+    switch (s.type) {
+    case HF_TYPE_INT:
+        return "``" + std::to_string(s.default_int) + "``";
+    case HF_TYPE_BOOL:
+        return s.default_int ? "``true``" : "``false``";
+    case HF_TYPE_STRING:
+        // The plugin directory is chosen when the library is built.
+        if (hf_setting_id_of(&s) == HF_SETTING_PLUGINS_DIRECTORY)
+            return "``<libdir>/hipfile/plugins``";
+        return std::string("``\"") + s.default_string + "\"``";
+    case HF_TYPE_ENUM:
+        return std::string("``\"") + s.names[s.default_int] + "\"``";
+    case HF_TYPE_LIST:
+        return "``[]`` (every plugin)";
+    case HF_TYPE_MAP:
+        return "``{}``";
+    }
+    return "?";
+}
+
+std::string ParamOf(const hf_setting &s)
+{
+    switch (s.param_kind) {
+    case HF_PARAM_SIZE_T:
+        return std::string("``") + kSizeTNames[s.param] + "`` (size_t)";
+    case HF_PARAM_BOOL:
+        return std::string("``") + kBoolNames[s.param] + "`` (bool)";
+    case HF_PARAM_STRING:
+        return std::string("``") + kStringNames[s.param] + "`` (string)";
+    case HF_PARAM_NONE:
+        break;
+    }
+    return "none";
+}
+
+// Plain text of the table (help lines, accepted values) in reStructuredText: a bare * would open
+// emphasis.
+std::string Escape(const std::string &text)
+{
+    std::string out;
+    for (char c : text) {
+        if (c == '*' || c == '\\' || c == '`')
+            out += '\\';
+        out += c;
+    }
+    return out;
+}
+
+std::string Render()
+{
+    std::ostringstream out;
+    out << kBegin << "\n"
+        << ".. list-table::\n"
+        << "   :header-rows: 1\n"
+        << "   :widths: 20 10 10 16 12 16 6 20\n\n"
+        << "   * - key\n     - type\n     - default\n     - accepted\n     - environment\n"
+        << "     - parameter\n     - live\n     - what it does\n";
+    for (const hf_setting &s : hf_settings) {
+        char allowed[512];
+        std::string note = s.help;
+        if (s.no_effect != nullptr)
+            note += ". Accepted for compatibility: " + std::string(s.no_effect);
+        out << "   * - ``" << s.key << "``\n"
+            << "     - " << TypeOf(s) << "\n"
+            << "     - " << DefaultOf(s) << "\n"
+            << "     - " << Escape(hf_setting_describe(&s, allowed, sizeof(allowed))) << "\n"
+            << "     - " << (s.env != nullptr ? std::string("``") + s.env + "``" : "none") << "\n"
+            << "     - " << ParamOf(s) << "\n"
+            << "     - " << (s.live ? "yes" : "no") << "\n"
+            << "     - " << Escape(note) << "\n";
+    }
+    out << "\n" << kEnd;
+    return out.str();
+}
+
+TEST(ConfigReference, PageTableMatchesTheSettingsTable)
+{
+    static_assert(sizeof(kSizeTNames) / sizeof(kSizeTNames[0]) == 12, "12 size_t parameters");
+    static_assert(sizeof(kBoolNames) / sizeof(kBoolNames[0]) == 12, "12 bool parameters");
+    std::ifstream in(HF_TEST_CONFIG_PAGE);
+    ASSERT_TRUE(in) << "cannot read " << HF_TEST_CONFIG_PAGE;
+    std::stringstream buf;
+    buf << in.rdbuf();
+    std::string page = buf.str();
+    size_t begin = page.find(kBegin);
+    size_t end = page.find(kEnd);
+    ASSERT_NE(begin, std::string::npos) << "no table start marker in " << HF_TEST_CONFIG_PAGE;
+    ASSERT_NE(end, std::string::npos) << "no table end marker in " << HF_TEST_CONFIG_PAGE;
+    std::string current = page.substr(begin, end + sizeof(kEnd) - 1 - begin);
+    std::string expected = Render();
+    const char *update = getenv("HF_UPDATE_DOCS");
+    if (update != nullptr && std::string(update) == "1" && current != expected) {
+        page.replace(begin, current.size(), expected);
+        std::ofstream(HF_TEST_CONFIG_PAGE) << page;
+        GTEST_SKIP() << "rewrote the table in " << HF_TEST_CONFIG_PAGE;
+    }
+    EXPECT_EQ(current, expected) << "docs/configuration.rst no longer matches core/settings.c; "
+                                    "run this test with HF_UPDATE_DOCS=1 to regenerate the table";
+}
+
+// Every row the page shows must say whether it acts: a row without an effect says what it does
+// instead, and no parameter-API row is left out of the page.
+TEST(ConfigReference, EveryParameterHasARow)
+{
+    for (int p = 0; p < 12; p++) {
+        EXPECT_NE(nullptr, hf_setting_by_param(HF_PARAM_SIZE_T, p)) << kSizeTNames[p];
+        EXPECT_NE(nullptr, hf_setting_by_param(HF_PARAM_BOOL, p)) << kBoolNames[p];
+    }
+    for (int p = 0; p < 3; p++)
+        EXPECT_NE(nullptr, hf_setting_by_param(HF_PARAM_STRING, p)) << kStringNames[p];
+}
+
+} // namespace
