@@ -21,6 +21,7 @@
 #include "log.h"
 #include "registry.h"
 #include "stats.h"
+#include "sys.h"
 
 /*
  * Handle = (generation << HANDLE_SLOT_BITS) | (slot + 1). The generation of a slot grows on every
@@ -195,7 +196,7 @@ static int reopen_fd(int fd, int flags)
 {
     char path[64];
     snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-    int twin = open(path, flags);
+    int twin = hf_core_sys()->open(path, flags);
     return twin >= 0 ? twin : -errno;
 }
 
@@ -219,8 +220,7 @@ static hipFileOpError_t file_open_twins(struct hf_file *file, int status_flags)
         if (buffered < 0) {
             hf_error("file register: fd %d: cannot open a buffered twin: %s", fd,
                      strerror(-buffered));
-            return buffered == -EACCES || buffered == -EPERM ? hipFilePermissionDenied
-                                                             : hipFileInternalError;
+            return hf_error_from_errno(-buffered);
         }
         file->owned_fds[0] = buffered;
         file->info.fd = buffered;
@@ -236,8 +236,7 @@ static hipFileOpError_t file_open_twins(struct hf_file *file, int status_flags)
     }
     if (direct < 0) {
         hf_error("file register: fd %d: cannot open an O_DIRECT twin: %s", fd, strerror(-direct));
-        return direct == -EACCES || direct == -EPERM ? hipFilePermissionDenied
-                                                     : hipFileInternalError;
+        return hf_error_from_errno(-direct);
     }
     file->owned_fds[1] = direct;
     file->info.direct_fd = direct;
@@ -260,7 +259,7 @@ static void file_record_facts(struct hf_file *file, const struct stat *st)
         struct statx stx;
         info->dio_mem_align = 4096;
         info->dio_offset_align = 4096;
-        if (statx(info->direct_fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) == 0 &&
+        if (hf_core_sys()->statx(info->direct_fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) == 0 &&
             (stx.stx_mask & STATX_DIOALIGN) && stx.stx_dio_offset_align != 0) {
             info->dio_mem_align = stx.stx_dio_mem_align;
             info->dio_offset_align = stx.stx_dio_offset_align;
@@ -324,7 +323,7 @@ hipFileError_t hf_file_register(hipFileHandle_t *fh, const hipFileDescr_t *descr
         return hf_status(hipFileInvalidValue);
     }
     struct stat st;
-    if (fstat(fd, &st) != 0) {
+    if (hf_core_sys()->fstat(fd, &st) != 0) {
         hf_error("hipFileHandleRegister: fstat(fd %d) failed: %s", fd, strerror(errno));
         return hf_status(hipFileInvalidValue);
     }

@@ -14,11 +14,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "config.h"
 #include "executor.h"
 #include "gpu.h"
 #include "log.h"
+#include "plugin_trust.h"
 #include "sys.h"
 
 static pthread_mutex_t loader_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -32,6 +34,8 @@ static const size_t ops_size_for_minor[] = {
     [0] = offsetof(struct hf_backend_ops, write) + sizeof(((struct hf_backend_ops *)0)->write),
     /* Minor 1 added to the host side only (executor, preadv2): ops tables are unchanged. */
     [1] = offsetof(struct hf_backend_ops, write) + sizeof(((struct hf_backend_ops *)0)->write),
+    /* Minor 2 added GPU device attributes and hipGetProcAddress to the host side only. */
+    [2] = offsetof(struct hf_backend_ops, write) + sizeof(((struct hf_backend_ops *)0)->write),
 };
 _Static_assert(sizeof(ops_size_for_minor) / sizeof(ops_size_for_minor[0]) ==
                    HF_BACKEND_ABI_MINOR + 1,
@@ -386,6 +390,15 @@ static bool manifest_consider(const char *dir, const char *path, struct seen_man
         hf_warn("plugin %s (%s): %s; skipped", m.name, path, why);
         return false;
     }
+    struct stat st;
+    if (stat(library, &st) != 0) {
+        hf_warn("plugin %s (%s): %s: %s; skipped", m.name, path, library, strerror(errno));
+        return false;
+    }
+    if (hf_plugin_trust_stat(library, &st, why, sizeof(why)) < 0) {
+        hf_warn("plugin %s (%s): %s; not opened", m.name, path, why);
+        return false;
+    }
     struct hf_backend *b = &backends[count];
     memset(b, 0, sizeof(*b));
     if (plugin_load(b, &m, path, library) < 0) {
@@ -414,6 +427,16 @@ static int loader_scan(void)
         hf_error("no plugin directory configured (plugins.directory)");
         return -ENOENT;
     }
+    char why[HF_MANIFEST_WHY_SIZE];
+    int rc = hf_plugin_trust_directory(dir, why, sizeof(why));
+    if (rc == -EPERM) {
+        hf_error("plugin directory refused: %s", why);
+        return rc;
+    }
+    if (rc < 0) {
+        hf_error("plugin directory %s: %s", dir, strerror(-rc));
+        return rc;
+    }
     struct dirent **names;
     int n = scandir(dir, &names, manifest_filter, manifest_compare);
     if (n < 0) {
@@ -427,7 +450,6 @@ static int loader_scan(void)
         return 0;
     }
     struct seen_manifest *seen = calloc((size_t)n, sizeof(*seen));
-    int rc = 0;
     if (seen == NULL) {
         hf_error("plugin directory %s: out of memory", dir);
         rc = -ENOMEM;

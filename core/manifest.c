@@ -23,6 +23,7 @@
 
 #include "hipfile/backend.h"
 #include "manifest_schema.h"
+#include "plugin_trust.h"
 
 /*
  * The errnos a manifest may name: the schema's enumeration. EOPNOTSUPP comes before its Linux alias
@@ -178,6 +179,10 @@ static int file_slurp(const char *path, char **text_p, size_t *size_p, char *why
         why_set(why, why_size, "not a regular file");
         goto close_fd;
     }
+    /* Checked on the open descriptor: what is validated is what is read. */
+    rc = hf_plugin_trust_stat(path, &st, why, why_size);
+    if (rc < 0)
+        goto close_fd;
     if (st.st_size > HF_MANIFEST_MAX_BYTES) {
         rc = -EFBIG;
         why_set(why, why_size, "%lld bytes is larger than the %d a manifest may have",
@@ -372,7 +377,8 @@ static int manifest_extract(xmlNodePtr root, struct hf_manifest *m, char *why, s
     return 0;
 }
 
-int hf_manifest_read(const char *path, struct hf_manifest *manifest_p, char *why, size_t why_size)
+int hf_manifest_parse(const char *text, size_t size, const char *label,
+                      struct hf_manifest *manifest_p, char *why, size_t why_size)
 {
     pthread_once(&schema_once, schema_compile);
     if (schema == NULL) {
@@ -380,23 +386,22 @@ int hf_manifest_read(const char *path, struct hf_manifest *manifest_p, char *why
                 schema_failure.message);
         return -EINVAL;
     }
-    char *text = NULL;
-    size_t size = 0;
-    int rc = file_slurp(path, &text, &size, why, why_size);
-    if (rc < 0)
-        return rc;
-
+    if (size > HF_MANIFEST_MAX_BYTES) {
+        why_set(why, why_size, "%zu bytes is larger than the %d a manifest may have", size,
+                HF_MANIFEST_MAX_BYTES);
+        return -EFBIG;
+    }
+    int rc;
     struct xml_capture capture = {0};
     xmlParserCtxtPtr pctxt = xmlNewParserCtxt();
     if (pctxt == NULL) {
-        rc = -ENOMEM;
         why_set(why, why_size, "out of memory");
-        goto free_text;
+        return -ENOMEM;
     }
     pctxt->_private = &capture;
     pctxt->sax->serror = xml_parser_error;
     /* No network, no external DTD, no entity substitution: a manifest is plain data. */
-    xmlDocPtr doc = xmlCtxtReadMemory(pctxt, text, (int)size, path, NULL,
+    xmlDocPtr doc = xmlCtxtReadMemory(pctxt, text, (int)size, label, NULL,
                                       XML_PARSE_NONET | XML_PARSE_NOWARNING);
     if (doc == NULL || !pctxt->wellFormed) {
         rc = -EINVAL;
@@ -442,7 +447,17 @@ int hf_manifest_read(const char *path, struct hf_manifest *manifest_p, char *why
 free_doc:
     xmlFreeDoc(doc);
     xmlFreeParserCtxt(pctxt);
-free_text:
+    return rc;
+}
+
+int hf_manifest_read(const char *path, struct hf_manifest *manifest_p, char *why, size_t why_size)
+{
+    char *text = NULL;
+    size_t size = 0;
+    int rc = file_slurp(path, &text, &size, why, why_size);
+    if (rc < 0)
+        return rc;
+    rc = hf_manifest_parse(text, size, path, manifest_p, why, why_size);
     free(text);
     return rc;
 }

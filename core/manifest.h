@@ -43,6 +43,13 @@ struct hf_manifest {
 int hf_manifest_read(const char *path, struct hf_manifest *manifest_p, char *why, size_t why_size);
 
 /**
+ * hf_manifest_read on @p size bytes at @p text already in memory; @p label names them in
+ * libxml2's messages. The same results, except that nothing is opened.
+ */
+int hf_manifest_parse(const char *text, size_t size, const char *label,
+                      struct hf_manifest *manifest_p, char *why, size_t why_size);
+
+/**
  * Resolve @p manifest's library against the plugin directory @p plugin_dir (where the manifest
  * lies) into an absolute path in @p path_p (@p path_size bytes). The library must be named
  * relative to the directory, without ".." components, and its real path (symbolic links

@@ -6,6 +6,7 @@
 #include "sys.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <sys/ioctl.h>
@@ -88,4 +89,34 @@ void hf_sys_override(const struct hf_sys_ops *ops)
 const struct hf_sys_ops *hf_sys_default(void)
 {
     return &sys_default;
+}
+
+/* ---- the core's own calls ---- */
+
+static int core_open(const char *path, int flags)
+{
+    return open(path, flags);
+}
+
+static const struct hf_core_sys_ops core_sys_default = {
+    .open = core_open,
+    .fstat = fstat,
+    .statx = statx,
+};
+
+static _Atomic(const struct hf_core_sys_ops *) core_sys_current = &core_sys_default;
+
+const struct hf_core_sys_ops *hf_core_sys(void)
+{
+    return atomic_load(&core_sys_current);
+}
+
+void hf_core_sys_override(const struct hf_core_sys_ops *ops)
+{
+    atomic_store(&core_sys_current, ops ? ops : &core_sys_default);
+}
+
+const struct hf_core_sys_ops *hf_core_sys_default(void)
+{
+    return &core_sys_default;
 }

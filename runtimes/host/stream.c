@@ -27,6 +27,18 @@ struct ihipStream_t {
 
 static struct hf_range_table stream_table = HF_RANGE_TABLE_INIT;
 
+/*
+ * Destroyed streams whose queued work had not finished, each with a reference. A destroyed handle
+ * leaves stream_table at once, yet its copies still run: freeing memory must wait for them as it
+ * does for live streams', or a free after hipStreamDestroy would unmap pages a copy still uses.
+ */
+struct retired {
+    struct retired *next;
+    struct ihipStream_t *s;
+};
+static pthread_mutex_t retired_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct retired *retired_head;
+
 static void stream_hold(void *obj)
 {
     struct ihipStream_t *s = obj;
@@ -194,9 +206,41 @@ static bool visit_drain(struct ihipStream_t *s)
     return true;
 }
 
+/*
+ * Wait for the retired streams of @p device (any when negative). Idle ones are forgotten; a busy
+ * one stays listed while this thread waits for it, so a concurrent drain waits for it too.
+ */
+static void retired_drain(int device)
+{
+    for (;;) {
+        struct ihipStream_t *busy = NULL;
+        pthread_mutex_lock(&retired_lock);
+        for (struct retired **link = &retired_head; *link != NULL && busy == NULL;) {
+            struct retired *r = *link;
+            if (device >= 0 && r->s->device != device) {
+                link = &r->next;
+            } else if (stream_is_idle(r->s)) {
+                *link = r->next;
+                stream_release(r->s);
+                free(r);
+            } else {
+                busy = r->s;
+                stream_hold(busy);
+            }
+        }
+        pthread_mutex_unlock(&retired_lock);
+        if (busy == NULL)
+            return;
+        stream_wait_idle(busy);
+        stream_release(busy);
+    }
+}
+
 hipError_t hf_host_streams_drain(int device)
 {
-    return streams_visit(device, false, visit_drain);
+    hipError_t err = streams_visit(device, false, visit_drain);
+    retired_drain(device);
+    return err;
 }
 
 static hipError_t null_stream_drain(void)
@@ -313,7 +357,20 @@ hipError_t hipStreamDestroy(hipStream_t stream)
     pthread_mutex_lock(&s->lock);
     s->destroyed = true;
     pthread_cond_signal(&s->work);
+    bool busy = s->completed != s->submitted;
     pthread_mutex_unlock(&s->lock);
+    struct retired *r = busy ? malloc(sizeof(*r)) : NULL;
+    if (r != NULL) {
+        /* The handle's reference moves to the retired list. */
+        r->s = s;
+        pthread_mutex_lock(&retired_lock);
+        r->next = retired_head;
+        retired_head = r;
+        pthread_mutex_unlock(&retired_lock);
+        return hipSuccess;
+    }
+    if (busy)
+        stream_wait_idle(s); /* no memory to remember it: finish its work now instead */
     stream_release(s);
     return hipSuccess;
 }

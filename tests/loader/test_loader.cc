@@ -422,6 +422,100 @@ TEST_F(Loader, MissingDirectoryIsAnError)
     EXPECT_EQ(log_->lines_with({"error:", dir_.path() + "/nowhere"}).size(), 1u) << log_->text();
 }
 
+// ---- trust: nobody but this user or root may change what the loader runs ----
+
+TEST_F(Loader, GroupWritableDirectoryIsRefusedSayingWhy)
+{
+    dir_.add("fixture-good");
+    ASSERT_EQ(chmod(dir_.path().c_str(), 0775), 0);
+    EXPECT_EQ(load(), -EPERM);
+    EXPECT_EQ(hf_backend_count(), 0u);
+    EXPECT_EQ(
+        log_->lines_with({"error:", real_dir(), "writable by its group", "chmod go-w"}).size(), 1u)
+        << log_->text();
+    EXPECT_FALSE(is_mapped(dir_.file("libhipfile-fixture-good.so")));
+}
+
+TEST_F(Loader, WorldWritableParentWithoutStickyBitIsRefused)
+{
+    std::string parent = dir_.file("open");
+    std::string inner = parent + "/plugins";
+    ASSERT_EQ(mkdir(parent.c_str(), 0755), 0);
+    ASSERT_EQ(chmod(parent.c_str(), 0777), 0);
+    ASSERT_EQ(mkdir(inner.c_str(), 0755), 0);
+    ASSERT_EQ(hf_fixture::load_config("plugins: { directory = \"" + inner + "\"; };\n"), 0);
+    log_ = std::make_unique<LogCapture>();
+    EXPECT_EQ(hf_loader_load_all(), -EPERM);
+    EXPECT_EQ(log_->lines_with({"error:", "writable by other users without the sticky bit"}).size(),
+              1u)
+        << log_->text();
+    // With the sticky bit (as /tmp has) others cannot rename it away.
+    hf_loader_reset();
+    ASSERT_EQ(chmod(parent.c_str(), 01777), 0);
+    EXPECT_EQ(hf_loader_load_all(), 0);
+}
+
+TEST_F(Loader, RelativeDirectoryIsNeverTakenFromTheCurrentDirectory)
+{
+    // A "plugins" directory with a usable plugin in the current directory...
+    std::string cwd_plugins = dir_.file("plugins");
+    ASSERT_EQ(mkdir(cwd_plugins.c_str(), 0755), 0);
+    hf_fixture::copy_file(hf_fixture::built_library("fixture-good"),
+                          cwd_plugins + "/libhipfile-fixture-good.so");
+    Manifest m;
+    m.name = "fixture-good";
+    hf_fixture::write_text(cwd_plugins + "/fixture-good.xml", m.xml());
+    char old_cwd[PATH_MAX];
+    ASSERT_NE(getcwd(old_cwd, sizeof(old_cwd)), nullptr);
+    ASSERT_EQ(chdir(dir_.path().c_str()), 0);
+    // ...is not what a relative plugins.directory names: that resolves against the config file.
+    int rc = hf_fixture::load_config("plugins: { directory = \"plugins\"; };\n");
+    log_ = std::make_unique<LogCapture>();
+    int loaded = hf_loader_load_all();
+    ASSERT_EQ(chdir(old_cwd), 0);
+    ASSERT_EQ(rc, 0);
+    EXPECT_EQ(loaded, -ENOENT);
+    EXPECT_EQ(hf_backend_count(), 0u);
+    EXPECT_FALSE(is_mapped(cwd_plugins + "/libhipfile-fixture-good.so"));
+}
+
+TEST_F(Loader, WritableManifestIsSkippedSayingWhy)
+{
+    dir_.add("fixture-good");
+    ASSERT_EQ(chmod(dir_.file("fixture-good.xml").c_str(), 0646), 0);
+    ASSERT_EQ(load(), 0);
+    EXPECT_EQ(hf_backend_count(), 0u);
+    EXPECT_EQ(log_->lines_with({"fixture-good.xml", "writable by other users", "skipped"}).size(),
+              1u)
+        << log_->text();
+    EXPECT_FALSE(is_mapped(dir_.file("libhipfile-fixture-good.so")));
+}
+
+TEST_F(Loader, WritableLibraryIsNeverOpened)
+{
+    dir_.add("fixture-good");
+    ASSERT_EQ(chmod(dir_.file("libhipfile-fixture-good.so").c_str(), 0664), 0);
+    ASSERT_EQ(load(), 0);
+    EXPECT_EQ(hf_backend_count(), 0u);
+    EXPECT_EQ(
+        log_->lines_with({"plugin fixture-good", "writable by its group", "not opened"}).size(), 1u)
+        << log_->text();
+    EXPECT_FALSE(is_mapped(dir_.file("libhipfile-fixture-good.so")));
+}
+
+TEST_F(Loader, LibraryOwnedBySomeoneElseIsNeverOpened)
+{
+    if (geteuid() != 0)
+        GTEST_SKIP() << "giving a file to another user needs root";
+    dir_.add("fixture-good");
+    ASSERT_EQ(chown(dir_.file("libhipfile-fixture-good.so").c_str(), 4321, 4321), 0);
+    ASSERT_EQ(load(), 0);
+    EXPECT_EQ(hf_backend_count(), 0u);
+    EXPECT_EQ(log_->lines_with({"plugin fixture-good", "owned by uid 4321", "not opened"}).size(),
+              1u)
+        << log_->text();
+}
+
 TEST_F(Loader, ConfiguredPriorityOverridesTheManifest)
 {
     dir_.add("fixture-good", 5);
