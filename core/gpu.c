@@ -23,6 +23,24 @@
 #define HIP_MEMCPY_DEFAULT 4
 #define HIP_STREAM_NON_BLOCKING 0x01u
 #define HIP_HOST_MALLOC_DEFAULT 0x0u
+#define HIP_ERROR_NOT_SUPPORTED 801
+#define HIP_GET_PROC_ADDRESS_DEFAULT 0x0u
+
+/*
+ * hipDeviceAttribute_t numbers of the attributes backends may ask for. HIP 5.2 and every ROCm 6/7
+ * header number them alike (entries that went away became placeholders, never gaps), so one table
+ * serves every runtime version; the CUDA provider maps them to CUDA's own attributes.
+ */
+static const int hip_attribute_numbers[] = {
+    /* hipDeviceAttributeIntegrated */
+    [HF_GPU_ATTR_INTEGRATED] = 16,
+    /* hipDeviceAttributeHostNativeAtomicSupported */
+    [HF_GPU_ATTR_HOST_NATIVE_ATOMICS] = 15,
+    /* hipDeviceAttributePageableMemoryAccess */
+    [HF_GPU_ATTR_PAGEABLE_MEMORY_ACCESS] = 65,
+    /* hipDeviceAttributePageableMemoryAccessUsesHostPageTables */
+    [HF_GPU_ATTR_PAGEABLE_USES_HOST_PAGE_TABLES] = 66,
+};
 
 /* hipMemoryType before ROCm 6.0. */
 enum { HIP5_MEM_HOST = 0, HIP5_MEM_DEVICE = 1, HIP5_MEM_ARRAY = 2, HIP5_MEM_UNIFIED = 3 };
@@ -262,6 +280,36 @@ static const char *gpu_error_string(int err)
     return runtime_error_name(&bound_runtime, err);
 }
 
+static int gpu_device_attribute(int device, int attr, int *value_p)
+{
+    if (value_p == NULL || attr <= 0 ||
+        (size_t)attr >= sizeof(hip_attribute_numbers) / sizeof(hip_attribute_numbers[0]) ||
+        hip_attribute_numbers[attr] == 0)
+        return HIP_ERROR_INVALID_VALUE;
+    if (bound_runtime.device_get_attribute == NULL)
+        return HIP_ERROR_NOT_SUPPORTED;
+    return bound_runtime.device_get_attribute(value_p, hip_attribute_numbers[attr], device);
+}
+
+/* AMD's own hipFile asks at the running runtime's version; so do we. */
+static int gpu_get_proc_address(const char *symbol, void **fn_p)
+{
+    if (symbol == NULL || fn_p == NULL)
+        return HIP_ERROR_INVALID_VALUE;
+    *fn_p = NULL;
+    if (bound_runtime.get_proc_address == NULL)
+        return HIP_ERROR_NOT_SUPPORTED;
+    void *fn = NULL;
+    int status = 0;
+    int err = bound_runtime.get_proc_address(symbol, &fn, bound_runtime.version,
+                                             HIP_GET_PROC_ADDRESS_DEFAULT, &status);
+    if (err == HIP_SUCCESS && fn == NULL)
+        err = HIP_ERROR_INVALID_VALUE;
+    if (err == HIP_SUCCESS)
+        *fn_p = fn;
+    return err;
+}
+
 __attribute__((format(printf, 2, 3))) static void attempts_add(struct gpu_attempts *tried,
                                                                const char *fmt, ...)
 {
@@ -403,6 +451,8 @@ static void runtime_commit(const struct hf_gpu_runtime *rt, const char *name, co
         .stream_destroy = rt->stream_destroy,
         .stream_synchronize = rt->stream_synchronize,
         .error_string = gpu_error_string,
+        .device_attribute = gpu_device_attribute,
+        .get_proc_address = gpu_get_proc_address,
     };
     Dl_info where;
     const char *file = "?";

@@ -36,7 +36,7 @@ extern "C" {
 /** ABI major implemented by this header; also the suffix of the entry symbol. */
 #define HF_BACKEND_ABI_MAJOR 1u
 /** ABI minor implemented by this header. */
-#define HF_BACKEND_ABI_MINOR 1u
+#define HF_BACKEND_ABI_MINOR 2u
 /** Name of the one symbol a plugin exports. */
 #define HF_BACKEND_ENTRY_SYMBOL "hf_backend_entry_v1"
 
@@ -131,6 +131,21 @@ struct hf_io_request {
     int *gpu_error_p;                /**< where a backend stores the runtime error with -HF_EGPU */
 };
 
+/**
+ * Device attributes a backend may ask hf_gpu_ops.device_attribute for (since ABI minor 2). The
+ * core translates them to the bound runtime's own numbering.
+ */
+enum hf_gpu_attr {
+    /** 1: an integrated GPU (APU): its memory is system memory the CPU addresses directly. */
+    HF_GPU_ATTR_INTEGRATED = 1,
+    /** 1: the link between GPU and host supports native atomics (a cache-coherent link). */
+    HF_GPU_ATTR_HOST_NATIVE_ATOMICS = 2,
+    /** 1: the GPU accesses pageable host memory coherently. */
+    HF_GPU_ATTR_PAGEABLE_MEMORY_ACCESS = 3,
+    /** 1: the GPU accesses pageable host memory through the host's own page tables. */
+    HF_GPU_ATTR_PAGEABLE_USES_HOST_PAGE_TABLES = 4,
+};
+
 /** Pointer facts as the core's GPU layer normalises them. */
 struct hf_gpu_pointer_info {
     int mem_type;         /**< enum hf_mem_type */
@@ -172,6 +187,17 @@ struct hf_gpu_ops {
     int (*stream_synchronize)(void *stream);
     /** Name of a runtime error code (never NULL). */
     const char *(*error_string)(int err);
+    /**
+     * Since ABI minor 2: attribute @p attr (enum hf_gpu_attr) of GPU @p device in *value_p.
+     * Returns the runtime's error, nonzero also when the runtime cannot answer that attribute.
+     */
+    int (*device_attribute)(int device, int attr, int *value_p);
+    /**
+     * Since ABI minor 2: hipGetProcAddress of the bound runtime, asked at the runtime's own
+     * version. *fn_p gets the function or NULL; nonzero when the runtime lacks @p symbol or has
+     * no hipGetProcAddress at all.
+     */
+    int (*get_proc_address)(const char *symbol, void **fn_p);
 };
 
 /** System calls a backend makes, replaceable by tests to inject faults. */
@@ -194,7 +220,12 @@ struct hf_host_api {
     /** Log a line tagged with the backend's name. */
     void (*log)(const struct hf_host_api *host, int level, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
-    /** Read an integer from the backend's config group; -ENOENT when unset. */
+    /**
+     * Read an integer from the backend's config group; -ENOENT when unset. A key that starts with
+     * a core group ("properties.max_device_cache_size_kb", "execution.parallel_io") reads the
+     * core's current value of that setting instead; the same holds for config_bool and
+     * config_string. Such values may change while the driver is open, so read them when used.
+     */
     int (*config_int)(const struct hf_host_api *host, const char *key, int64_t *value_p);
     /** Read a boolean from the backend's config group; -ENOENT when unset. */
     int (*config_bool)(const struct hf_host_api *host, const char *key, bool *value_p);

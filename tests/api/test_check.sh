@@ -83,22 +83,26 @@ ReportListsFallbackAsLoaded)
     ;;
 ExplainNamesFallbackAsServer)
     head -c 65536 /dev/zero >"$WORK/data"
-    run 0 --explain "$WORK/data" --size 64K
+    # Unaligned, so the fastpath declines and says why; aligned ones it serves itself.
+    run 0 --explain "$WORK/data" --size 65535
     expect_out "1\. fallback: score [0-9][0-9]*"
     expect_out "would be served by: *fallback (score [0-9][0-9]*)"
+    expect_out "refused by fastpath: the size is not a multiple of the O_DIRECT block size"
     expect_out "kind: *regular file"
-    run 0 --explain "$WORK/data" --write --size 4096 --offset 4096
+    run 0 --explain "$WORK/data" --write --size 4096 --offset 4097
     expect_out "operation: *write"
     expect_out "would be served by: *fallback"
+    run 0 --explain "$WORK/data" --size 64K
+    expect_out "would be served by: *fastpath (score [0-9][0-9]*)"
     ;;
 JsonOutputParses)
     head -c 4096 /dev/zero >"$WORK/data"
     run 0 --json
     json_check 'd["verdict"]["usable"] is True' \
-        '[m["name"] for m in d["plugins"]["manifests"] if m["loaded"]] == ["fallback"]' \
+        '[m["name"] for m in d["plugins"]["manifests"] if m["loaded"]] == ["fallback", "fastpath"]' \
         'd["runtime"]["name"] == "host" and d["runtime"]["devices"] >= 1' \
         '{"key": "gpu.runtime", "value": "host", "unit": "", "source": "environment HIPFILE_GPU_RUNTIME"}.items() <= next(s for s in d["settings"] if s["key"] == "gpu.runtime").items()'
-    run 0 --json --explain "$WORK/data" --size 4096
+    run 0 --json --explain "$WORK/data" --size 4000
     json_check 'd["explain"]["served_by"] == "fallback"' \
         'd["explain"]["backends"][0]["name"] == "fallback"' \
         'd["explain"]["backends"][0]["score"] == d["explain"]["served_score"] >= 0' \

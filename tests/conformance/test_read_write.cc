@@ -20,21 +20,24 @@ namespace
 {
 
 /*
- * Variants of a backend: the plugin to enable and the settings of its group. "fallback-bounce"
- * stages host-accessible device memory (the host emulation's) through pinned slots and GPU copies,
- * so the staging pipeline runs on machines without a GPU; "fallback-direct" also sends every
- * aligned read through O_DIRECT, cached or not.
+ * Variants of a backend: the plugins to enable (the contents of plugins.enable) and the settings
+ * of their groups. "fallback-bounce" stages host-accessible device memory (the host emulation's)
+ * through pinned slots and GPU copies, so the staging pipeline runs on machines without a GPU;
+ * "fallback-direct" also sends every aligned read through O_DIRECT, cached or not. "fastpath"
+ * declines what no direct engine can serve (unaligned ranges, files without O_DIRECT), so it runs
+ * with the fallback beside it: every result must be the same as the fallback's alone.
  */
 struct BackendVariant {
     const char *test_name;
-    const char *plugin;
+    const char *plugins;
     const char *group;
 };
 
 const BackendVariant kVariants[] = {
-    {"fallback-bounce", "fallback", "fallback = {\n  bounce_host_accessible = true;\n};\n"},
-    {"fallback-direct", "fallback",
+    {"fallback-bounce", "\"fallback\"", "fallback = {\n  bounce_host_accessible = true;\n};\n"},
+    {"fallback-direct", "\"fallback\"",
      "fallback = {\n  bounce_host_accessible = true;\n  direct_io = \"always\";\n};\n"},
+    {"fastpath", "\"fastpath\", \"fallback\"", ""},
 };
 
 class BackendEnvironment : public ::testing::Environment
@@ -45,17 +48,17 @@ class BackendEnvironment : public ::testing::Environment
         const char *backend = getenv("HIPFILE_TEST_BACKEND");
         if (backend == nullptr || backend[0] == '\0')
             backend = "fallback";
-        std::string plugin = backend;
+        std::string plugins = std::string("\"") + backend + "\"";
         std::string group;
         for (const BackendVariant &v : kVariants) {
-            if (plugin == v.test_name) {
-                plugin = v.plugin;
+            if (std::string(backend) == v.test_name) {
+                plugins = v.plugins;
                 group = v.group;
             }
         }
         char *conf = hf_test_path("conformance.conf");
         std::string text = std::string("plugins = {\n  directory = \"") + HF_TEST_PLUGIN_DIR +
-                           "\";\n  enable = [ \"" + plugin + "\" ];\n};\n" + group;
+                           "\";\n  enable = [ " + plugins + " ];\n};\n" + group;
         ASSERT_EQ(hf_test_write_text(conf, text.c_str()), 0);
         setenv("HIPFILE_CONFIG", conf, 1);
         free(conf);

@@ -1,0 +1,404 @@
+/*
+ * The fastpath backend's face to the core: entry point, ops table, init and teardown, and the one
+ * rule that picks an engine for a request (AIS, then GDS, then coherent memory), used alike by
+ * score() and by the data path so that what hipfile-check explains is what runs.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/align.h"
+#include "fastpath.h"
+
+/* Whether the members this backend cannot do without exist in the table the core handed over. */
+static bool host_is_complete(const struct hf_host_api *host)
+{
+    if (host->struct_size < offsetof(struct hf_host_api, sys) + sizeof(host->sys) ||
+        host->config_int == NULL || host->config_bool == NULL || host->config_string == NULL ||
+        host->gpu == NULL || host->sys == NULL)
+        return false;
+    const struct hf_gpu_ops *gpu = host->gpu;
+    if (gpu->struct_size < offsetof(struct hf_gpu_ops, error_string) + sizeof(gpu->error_string) ||
+        gpu->device_count == NULL || gpu->get_device == NULL || gpu->set_device == NULL ||
+        gpu->error_string == NULL)
+        return false;
+    const struct hf_sys_ops *sys = host->sys;
+    return sys->struct_size >= offsetof(struct hf_sys_ops, fstat) + sizeof(sys->fstat) &&
+           sys->pread != NULL && sys->pwrite != NULL && sys->fstat != NULL;
+}
+
+static bool host_can_split(const struct hf_host_api *host)
+{
+    return host->abi_minor >= 1 &&
+           host->struct_size >=
+               offsetof(struct hf_host_api, parallel_width) + sizeof(host->parallel_width) &&
+           host->parallel_run != NULL && host->parallel_width != NULL;
+}
+
+/* ABI minor 1 added preadv2; without it every coherent read goes to the disk with O_DIRECT. */
+static bool host_can_probe_cache(const struct hf_host_api *host)
+{
+    const struct hf_sys_ops *sys = host->sys;
+    return host->abi_minor >= 1 &&
+           sys->struct_size >= offsetof(struct hf_sys_ops, preadv2) + sizeof(sys->preadv2) &&
+           sys->preadv2 != NULL;
+}
+
+const char *hf_fastpath_errno_text(int err)
+{
+    const char *text = strerrordesc_np(err);
+    return text != NULL ? text : "unknown error";
+}
+
+const char *hf_fastpath_alignment_refusal(const struct hf_io_request *req, uint64_t offset_align,
+                                          uint64_t mem_align)
+{
+    if (!hf_align_is_pow2(offset_align) || !hf_align_is_pow2(mem_align))
+        return "the file's O_DIRECT alignment is unknown";
+    if (!hf_align_is_aligned((uint64_t)req->file_offset, offset_align))
+        return "the file offset is not a multiple of the O_DIRECT block size";
+    if (!hf_align_is_aligned(req->size, offset_align))
+        return "the size is not a multiple of the O_DIRECT block size";
+    const char *mem = (const char *)req->buf->base + req->buf_offset;
+    if (!hf_align_ptr_is_aligned(mem, mem_align))
+        return "the buffer address is not aligned for O_DIRECT";
+    return NULL;
+}
+
+int hf_fastpath_device_enter(struct fastpath *fp, int device, int *previous_p, int *gpu_error_p)
+{
+    const struct hf_gpu_ops *gpu = fp->host->gpu;
+    int previous = -1;
+    int err = gpu->get_device(&previous);
+    if (err == 0 && previous == device)
+        previous = -1;
+    else if (err == 0)
+        err = gpu->set_device(device);
+    if (err != 0) {
+        fastpath_log(fp, HF_LOG_ERROR, "cannot make GPU %d current: %s (%d)", device,
+                     gpu->error_string(err), err);
+        if (gpu_error_p != NULL)
+            *gpu_error_p = err;
+        return -HF_EGPU;
+    }
+    *previous_p = previous;
+    return 0;
+}
+
+void hf_fastpath_device_restore(struct fastpath *fp, int previous)
+{
+    if (previous < 0)
+        return;
+    int err = fp->host->gpu->set_device(previous);
+    if (err != 0)
+        fastpath_log(fp, HF_LOG_WARN, "cannot make GPU %d current again: %s (%d)", previous,
+                     fp->host->gpu->error_string(err), err);
+}
+
+/*
+ * One line per GPU that no engine can serve, naming each engine's reason: the text score() gives
+ * for that GPU's memory, so hipfile-check --explain says exactly what is missing.
+ */
+static int no_engine_texts_build(struct fastpath *fp)
+{
+    for (int d = 0; d < fp->device_count; d++) {
+        if (fp->ais_absent == NULL || fp->gds_absent == NULL || fp->coherent[d])
+            continue;
+        const char *coherent_why =
+            fp->set.coherent ? "the CPU cannot address this GPU's memory (the runtime reports "
+                               "neither an integrated GPU nor a coherent host link)"
+                             : "off (fastpath.coherent = false)";
+        char text[512];
+        int n = snprintf(text, sizeof(text), "no engine for GPU %d: AIS: %s; GDS: %s; coherent: %s",
+                         d, fp->ais_absent, fp->gds_absent, coherent_why);
+        if (n < 0)
+            return -EINVAL;
+        fp->no_engine[d] = strdup(text);
+        if (fp->no_engine[d] == NULL)
+            return -ENOMEM;
+    }
+    return 0;
+}
+
+static void fastpath_fini(void *backend)
+{
+    struct fastpath *fp = backend;
+    if (fp == NULL)
+        return;
+    hf_fastpath_gds_teardown(fp);
+    for (int d = 0; d < FASTPATH_MAX_DEVICES; d++)
+        free(fp->no_engine[d]);
+    free(fp);
+}
+
+static int fastpath_init(const struct hf_host_api *host, void **backend_p)
+{
+    if (host == NULL || host->log == NULL)
+        return -EINVAL;
+    if (!host_is_complete(host)) {
+        host->log(host, HF_LOG_ERROR, "the core's host table lacks config, GPU or system calls");
+        return -EINVAL;
+    }
+    struct fastpath *fp = calloc(1, sizeof(*fp));
+    if (fp == NULL) {
+        host->log(host, HF_LOG_ERROR, "out of memory for the backend state");
+        return -ENOMEM;
+    }
+    fp->host = host;
+    hf_fastpath_settings_read(host, &fp->set);
+    fp->can_split = host_can_split(host);
+    fp->can_probe_cache = host_can_probe_cache(host);
+    int devices = 0;
+    int err = host->gpu->device_count(&devices);
+    if (err != 0 || devices < 0) {
+        host->log(host, HF_LOG_WARN, "cannot count GPUs (%s); no engine can serve",
+                  host->gpu->error_string(err));
+        devices = 0;
+    }
+    if (devices > FASTPATH_MAX_DEVICES) {
+        host->log(host, HF_LOG_WARN, "%d GPUs; only the first %d are served", devices,
+                  FASTPATH_MAX_DEVICES);
+        devices = FASTPATH_MAX_DEVICES;
+    }
+    fp->device_count = devices;
+    for (int d = 0; d < FASTPATH_MAX_DEVICES; d++) {
+        atomic_init(&fp->ais_off[d], NULL);
+        atomic_init(&fp->coherent_off[d], NULL);
+    }
+    hf_fastpath_ais_setup(fp);
+    hf_fastpath_gds_setup(fp);
+    hf_fastpath_coherent_setup(fp);
+    int rc = no_engine_texts_build(fp);
+    if (rc < 0) {
+        host->log(host, HF_LOG_ERROR, "out of memory for the backend state");
+        fastpath_fini(fp);
+        return rc;
+    }
+    for (int d = 0; d < devices; d++) {
+        if (fp->no_engine[d] != NULL)
+            host->log(host, HF_LOG_INFO, "%s", fp->no_engine[d]);
+        else
+            host->log(host, HF_LOG_INFO, "GPU %d: AIS %s, GDS %s, coherent memory %s", d,
+                      fp->ais_absent == NULL ? "available" : "absent",
+                      fp->gds_absent == NULL ? "available" : "absent",
+                      fp->coherent[d] ? "available" : "absent");
+    }
+    *backend_p = fp;
+    return 0;
+}
+
+/*
+ * The backend stays loaded even where no engine can serve: each request is then declined with the
+ * reason (hipfile-check --explain shows it), which says more than one load-time log line.
+ */
+static int fastpath_probe(void *backend)
+{
+    (void)backend;
+    return 0;
+}
+
+static int fastpath_file_register(void *backend, const struct hf_file_info *file, void **ctx_p)
+{
+    return hf_fastpath_gds_file_register(backend, file, ctx_p);
+}
+
+static void fastpath_file_deregister(void *backend, void *ctx)
+{
+    hf_fastpath_gds_file_deregister(backend, ctx);
+}
+
+static const int engine_scores[FASTPATH_ENGINE_COUNT] = {
+    [FASTPATH_ENGINE_AIS] = FASTPATH_SCORE_AIS,
+    [FASTPATH_ENGINE_GDS] = FASTPATH_SCORE_GDS,
+    [FASTPATH_ENGINE_COHERENT] = FASTPATH_SCORE_COHERENT,
+};
+
+static const char *const engine_offers[FASTPATH_ENGINE_COUNT] = {
+    [FASTPATH_ENGINE_AIS] = "AMD AIS: storage DMA straight into GPU memory",
+    [FASTPATH_ENGINE_GDS] = "NVIDIA GDS: storage DMA straight into GPU memory through cuFile",
+    [FASTPATH_ENGINE_COHERENT] = "coherent memory: page cache or O_DIRECT straight into "
+                                 "CPU-addressable GPU memory, no bounce buffer",
+};
+
+/* Whether engine @p e exists for the buffer's GPU at all (settings, runtime, earlier failures). */
+static bool engine_present(const struct fastpath *fp, int e, int device)
+{
+    switch (e) {
+    case FASTPATH_ENGINE_AIS:
+        return fp->ais_absent == NULL && atomic_load(&fp->ais_off[device]) == NULL;
+    case FASTPATH_ENGINE_GDS:
+        return fp->gds_absent == NULL;
+    default:
+        return fp->coherent[device] && atomic_load(&fp->coherent_off[device]) == NULL;
+    }
+}
+
+static const char *engine_refusal(const struct fastpath *fp, int e, const struct hf_io_request *req)
+{
+    switch (e) {
+    case FASTPATH_ENGINE_AIS:
+        return hf_fastpath_ais_refusal(fp, req);
+    case FASTPATH_ENGINE_GDS:
+        return hf_fastpath_gds_refusal(fp, req);
+    default:
+        return hf_fastpath_coherent_refusal(fp, req);
+    }
+}
+
+/* Why an engine that served this GPU before no longer does, for the decline text. */
+static const char *engine_off_reason(const struct fastpath *fp, int device)
+{
+    const char *why = atomic_load(&fp->ais_off[device]);
+    if (why == NULL)
+        why = atomic_load(&fp->coherent_off[device]);
+    return why;
+}
+
+/*
+ * The engine that serves @p req (its index), or -1 with *reason_p saying why none can: the
+ * refusal of the first engine present for the buffer's GPU, which names what the request lacks.
+ */
+static int engine_pick(const struct fastpath *fp, const struct hf_io_request *req,
+                       const char **reason_p)
+{
+    const struct hf_buf_info *buf = req->buf;
+    if (buf == NULL || buf->mem_type != HF_MEM_DEVICE) {
+        *reason_p = "not device memory: the fallback moves host memory without a bounce buffer";
+        return -1;
+    }
+    if (buf->device < 0 || buf->device >= fp->device_count) {
+        *reason_p = "device memory of a GPU the runtime did not report at start";
+        return -1;
+    }
+    if (req->file == NULL || req->file->direct_fd < 0) {
+        *reason_p = "the file has no O_DIRECT descriptor (its filesystem refuses O_DIRECT)";
+        return -1;
+    }
+    const char *first_refusal = NULL;
+    for (int e = 0; e < FASTPATH_ENGINE_COUNT; e++) {
+        if (!engine_present(fp, e, buf->device))
+            continue;
+        const char *refusal = engine_refusal(fp, e, req);
+        if (refusal == NULL) {
+            *reason_p = engine_offers[e];
+            return e;
+        }
+        if (first_refusal == NULL)
+            first_refusal = refusal;
+    }
+    if (first_refusal == NULL)
+        first_refusal = engine_off_reason(fp, buf->device);
+    if (first_refusal == NULL)
+        first_refusal = fp->no_engine[buf->device];
+    *reason_p = first_refusal != NULL ? first_refusal : "no engine serves this GPU";
+    return -1;
+}
+
+static int fastpath_score(void *backend, const struct hf_io_request *req, const char **reason_p)
+{
+    const char *reason = NULL;
+    int e = engine_pick(backend, req, &reason);
+    if (reason_p != NULL)
+        *reason_p = reason;
+    return e < 0 ? -1 : engine_scores[e];
+}
+
+/*
+ * The core validates requests before they get here; these checks keep a core bug or a direct
+ * caller from turning into memory corruption or a DMA to the wrong place.
+ */
+static int request_check(struct fastpath *fp, const struct hf_io_request *req)
+{
+    const char *what = NULL;
+    if (req->file == NULL || req->file->fd < 0 || req->buf == NULL)
+        what = "no file descriptor or no buffer";
+    else if (req->file_offset < 0 || req->buf_offset < 0)
+        what = "a negative offset";
+    else if (req->size > (size_t)SSIZE_MAX ||
+             (uint64_t)req->file_offset > (uint64_t)INT64_MAX - req->size)
+        what = "a size that overflows the file offset";
+    else if ((uint64_t)req->buf_offset > req->buf->length ||
+             req->size > req->buf->length - (uint64_t)req->buf_offset)
+        what = "a range past the end of the buffer";
+    else if (req->buf->base == NULL && req->size > 0)
+        what = "a NULL buffer";
+    if (what == NULL)
+        return 0;
+    fastpath_log(fp, HF_LOG_ERROR, "rejecting a %s of %zu bytes: %s",
+                 req->op == HF_IO_WRITE ? "write" : "read", req->size, what);
+    return -EINVAL;
+}
+
+/* The descriptor's access mode must allow the direction: one clear -EBADF beats a failed call. */
+static int access_check(struct fastpath *fp, const struct hf_io_request *req)
+{
+    int mode = req->file->status_flags & O_ACCMODE;
+    if (req->op == HF_IO_READ && mode == O_WRONLY) {
+        fastpath_log(fp, HF_LOG_ERROR, "cannot read: the file was opened write-only");
+        return -EBADF;
+    }
+    if (req->op == HF_IO_WRITE && mode == O_RDONLY) {
+        fastpath_log(fp, HF_LOG_ERROR, "cannot write: the file was opened read-only");
+        return -EBADF;
+    }
+    return 0;
+}
+
+static ssize_t fastpath_transfer(void *backend, const struct hf_io_request *req)
+{
+    struct fastpath *fp = backend;
+    int rc = request_check(fp, req);
+    if (rc == 0)
+        rc = access_check(fp, req);
+    if (rc < 0)
+        return rc;
+    if (req->size == 0)
+        return 0;
+    const char *reason = NULL;
+    int e = engine_pick(fp, req, &reason);
+    if (e < 0) {
+        /* Declined between score() and now (an engine switched itself off): let the next try. */
+        fastpath_log(fp, HF_LOG_DEBUG, "declining a request of %zu bytes: %s", req->size, reason);
+        return -ENODEV;
+    }
+    switch (e) {
+    case FASTPATH_ENGINE_AIS:
+        return hf_fastpath_ais_transfer(fp, req);
+    case FASTPATH_ENGINE_GDS:
+        return hf_fastpath_gds_transfer(fp, req);
+    default:
+        return hf_fastpath_coherent_transfer(fp, req);
+    }
+}
+
+static const struct hf_backend_ops fastpath_ops = {
+    .magic = HF_BACKEND_MAGIC,
+    .abi_major = HF_BACKEND_ABI_MAJOR,
+    .abi_minor = HF_BACKEND_ABI_MINOR,
+    .struct_size = sizeof(struct hf_backend_ops),
+    .name = "fastpath",
+    .caps = HF_CAP_READ | HF_CAP_WRITE | HF_CAP_DEVICE_MEM | HF_CAP_DIRECT,
+    .init = fastpath_init,
+    .fini = fastpath_fini,
+    .probe = fastpath_probe,
+    .file_register = fastpath_file_register,
+    .file_deregister = fastpath_file_deregister,
+    .score = fastpath_score,
+    .read = fastpath_transfer,
+    .write = fastpath_transfer,
+};
+
+HF_BACKEND_EXPORT int hf_backend_entry_v1(const struct hf_host_api *host, uint32_t *minor_inout,
+                                          const struct hf_backend_ops **ops_p)
+{
+    (void)host;
+    if (minor_inout == NULL || ops_p == NULL)
+        return -EINVAL;
+    if (*minor_inout > HF_BACKEND_ABI_MINOR)
+        *minor_inout = HF_BACKEND_ABI_MINOR;
+    *ops_p = &fastpath_ops;
+    return 0;
+}
