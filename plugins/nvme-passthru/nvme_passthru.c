@@ -1,0 +1,299 @@
+/*
+ * The nvme-passthru backend's face to the core: entry point, ops table, init and teardown,
+ * registration, scoring and the checks every request passes before nvme_io.c serves it. It reads
+ * (and, when enabled, overwrites) file data with NVMe commands on the file's extents, skipping the
+ * filesystem and block layers on the data path; anything it cannot do safely goes to the next
+ * backend.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <liburing.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nvme_backend.h"
+
+/* Above the fallback's 10: a direct path that accepts a request should win it. */
+#define NVME_SCORE 40
+
+static bool host_is_complete(const struct hf_host_api *host)
+{
+    if (host->struct_size < offsetof(struct hf_host_api, sys) + sizeof(host->sys) ||
+        host->config_int == NULL || host->config_bool == NULL || host->config_string == NULL ||
+        host->gpu == NULL || host->sys == NULL)
+        return false;
+    const struct hf_gpu_ops *gpu = host->gpu;
+    if (gpu->struct_size < offsetof(struct hf_gpu_ops, error_string) + sizeof(gpu->error_string) ||
+        gpu->device_count == NULL || gpu->get_device == NULL || gpu->set_device == NULL ||
+        gpu->host_alloc_pinned == NULL || gpu->host_free_pinned == NULL ||
+        gpu->memcpy_async == NULL || gpu->stream_create == NULL || gpu->stream_destroy == NULL ||
+        gpu->stream_synchronize == NULL || gpu->error_string == NULL)
+        return false;
+    const struct hf_sys_ops *sys = host->sys;
+    return sys->struct_size >= offsetof(struct hf_sys_ops, ioctl) + sizeof(sys->ioctl) &&
+           sys->fstat != NULL && sys->ioctl != NULL;
+}
+
+/* io_uring passthrough needs Linux 5.19+, and io_uring may be disabled (kernel.io_uring_disabled).
+ */
+static bool uring_cmd_usable(void)
+{
+    struct io_uring_probe *probe = io_uring_get_probe();
+    bool supported = probe != NULL && io_uring_opcode_supported(probe, IORING_OP_URING_CMD);
+    if (probe != NULL)
+        io_uring_free_probe(probe);
+    if (!supported)
+        return false;
+    struct nvme_queue *queue;
+    if (hf_nvme_queue_create(NVME_MECH_URING, 1, NULL, &queue) != 0)
+        return false;
+    hf_nvme_queue_destroy(queue);
+    return true;
+}
+
+static int mechanism_pick(const struct hf_host_api *host, int wanted)
+{
+    if (wanted == NVME_MECH_IOCTL)
+        return NVME_MECH_IOCTL;
+    if (uring_cmd_usable())
+        return NVME_MECH_URING;
+    host->log(host, wanted == NVME_MECH_URING ? HF_LOG_WARN : HF_LOG_INFO,
+              "io_uring passthrough is not available here; commands go through the ioctl");
+    return NVME_MECH_IOCTL;
+}
+
+static int pools_setup(struct nvme_passthru *np)
+{
+    int devices = 0;
+    int err = np->host->gpu->device_count(&devices);
+    if (err != 0 || devices < 0) {
+        nvme_log(np, HF_LOG_WARN, "cannot count GPUs (%s); staging only memory no GPU owns",
+                 np->host->gpu->error_string(err));
+        devices = 0;
+    }
+    np->pool_count = (unsigned)devices + 1;
+    np->pools = calloc(np->pool_count, sizeof(*np->pools));
+    if (np->pools == NULL)
+        return -ENOMEM;
+    for (unsigned i = 0; i < np->pool_count; i++)
+        atomic_init(&np->pools[i], NULL);
+    return 0;
+}
+
+static int nvme_init(const struct hf_host_api *host, void **backend_p)
+{
+    if (host == NULL || host->log == NULL)
+        return -EINVAL;
+    if (!host_is_complete(host)) {
+        host->log(host, HF_LOG_ERROR,
+                  "the core's host table lacks config, GPU copy or system call entries");
+        return -EINVAL;
+    }
+    struct nvme_passthru *np = calloc(1, sizeof(*np));
+    if (np == NULL) {
+        host->log(host, HF_LOG_ERROR, "out of memory for the backend state");
+        return -ENOMEM;
+    }
+    np->host = host;
+    np->sysfs_root = "/sys";
+    np->dev_root = "/dev";
+    hf_nvme_settings_read(host, &np->set);
+    np->mechanism = mechanism_pick(host, np->set.mechanism);
+    if (pthread_mutex_init(&np->lock, NULL) != 0 || pools_setup(np) != 0) {
+        host->log(host, HF_LOG_ERROR, "out of memory for the backend state");
+        free(np);
+        return -ENOMEM;
+    }
+    host->log(host, HF_LOG_INFO, "%s, queue depth %u, %zu KiB staging buffers, writes %s",
+              hf_nvme_mechanism_name(np->mechanism), np->set.queue_depth, np->set.chunk_size / 1024,
+              np->set.writes ? "on" : "off");
+    *backend_p = np;
+    return 0;
+}
+
+/* The core calls fini only when no request is in flight and every file is deregistered. */
+static void nvme_fini(void *backend)
+{
+    struct nvme_passthru *np = backend;
+    if (np == NULL)
+        return;
+    for (unsigned i = 0; i < np->pool_count; i++)
+        hf_staging_pool_destroy(atomic_load(&np->pools[i]));
+    for (size_t i = 0; i < np->idle_count; i++)
+        hf_nvme_queue_destroy(np->idle_queues[i]);
+    hf_nvme_namespaces_close(np);
+    pthread_mutex_destroy(&np->lock);
+    free(np->idle_queues);
+    free(np->pools);
+    free(np);
+}
+
+/* Usable where the kernel shows at least one NVMe generic char device. */
+static int nvme_probe(void *backend)
+{
+    struct nvme_passthru *np = backend;
+    char path[PATH_MAX];
+    snprintf(path, sizeof(path), "%s/class/nvme-generic", np->sysfs_root);
+    DIR *dir = opendir(path);
+    bool found = false;
+    if (dir != NULL) {
+        const struct dirent *de;
+        while (!found && (de = readdir(dir)) != NULL)
+            found = strncmp(de->d_name, "ng", 2) == 0;
+        closedir(dir);
+    }
+    if (!found) {
+        nvme_log(np, HF_LOG_INFO, "no NVMe generic char devices (%s is empty or missing)", path);
+        return -ENODEV;
+    }
+    return 0;
+}
+
+static int nvme_file_register(void *backend, const struct hf_file_info *file, void **ctx_p)
+{
+    struct nvme_passthru *np = backend;
+    if (file == NULL || ctx_p == NULL || file->fd < 0)
+        return -EINVAL;
+    struct nvme_file *nf = calloc(1, sizeof(*nf));
+    if (nf == NULL)
+        return -ENOMEM;
+    int rc = hf_nvme_file_open(np, file, nf);
+    if (rc < 0) {
+        free(nf);
+        return rc;
+    }
+    *ctx_p = nf;
+    return 0;
+}
+
+static void nvme_file_deregister(void *backend, void *ctx)
+{
+    if (ctx == NULL)
+        return;
+    hf_nvme_file_close(backend, ctx);
+    free(ctx);
+}
+
+static bool mem_type_is_servable(int mem_type)
+{
+    return mem_type == HF_MEM_UNKNOWN || mem_type == HF_MEM_DEVICE ||
+           mem_type == HF_MEM_HOST_PINNED || mem_type == HF_MEM_MANAGED;
+}
+
+static int nvme_score(void *backend, const struct hf_io_request *req, const char **reason_p)
+{
+    const struct nvme_passthru *np = backend;
+    const struct nvme_file *nf = req->file_ctx;
+    int score = -1;
+    const char *reason;
+    if (nf == NULL)
+        reason = "the file is not on an NVMe namespace this backend can use";
+    else if (req->buf == NULL || !mem_type_is_servable(req->buf->mem_type))
+        reason = "array or unknown kinds of memory cannot be read or written by address";
+    else if (req->op == HF_IO_WRITE && !np->set.writes)
+        reason = "writes are off (nvme-passthru.writes)";
+    else if (req->op == HF_IO_WRITE && !nf->ns->writable)
+        reason = "the namespace is open for reading only";
+    else {
+        score = NVME_SCORE;
+        reason = req->op == HF_IO_READ ? "NVMe Read commands on the file's extents"
+                                       : "NVMe Write commands over the file's written extents";
+    }
+    if (reason_p != NULL)
+        *reason_p = reason;
+    return score;
+}
+
+/* The core validates requests; these checks keep a core bug from corrupting memory. */
+static int request_check(struct nvme_passthru *np, const struct hf_io_request *req)
+{
+    const char *what = NULL;
+    if (req->file == NULL || req->buf == NULL || req->file_ctx == NULL)
+        what = "no file, buffer or registration";
+    else if (!mem_type_is_servable(req->buf->mem_type))
+        what = "memory that cannot be addressed";
+    else if (req->file_offset < 0 || req->buf_offset < 0)
+        what = "a negative offset";
+    else if (req->size > (size_t)SSIZE_MAX ||
+             (uint64_t)req->file_offset > (uint64_t)INT64_MAX - req->size)
+        what = "a size that overflows the file offset";
+    else if ((uint64_t)req->buf_offset > req->buf->length ||
+             req->size > req->buf->length - (uint64_t)req->buf_offset)
+        what = "a range past the end of the buffer";
+    else if (req->buf->base == NULL && req->size > 0)
+        what = "a NULL buffer";
+    if (what == NULL)
+        return 0;
+    nvme_log(np, HF_LOG_ERROR, "rejecting a %s of %zu bytes: %s",
+             req->op == HF_IO_WRITE ? "write" : "read", req->size, what);
+    return -EINVAL;
+}
+
+/*
+ * The caller's descriptor decides what it may do: the device node is opened by the backend, so
+ * without this check a read-only registration could write the file.
+ */
+static int access_check(struct nvme_passthru *np, const struct hf_io_request *req)
+{
+    int mode = req->file->status_flags & O_ACCMODE;
+    if (req->op == HF_IO_READ && mode == O_WRONLY) {
+        nvme_log(np, HF_LOG_ERROR, "cannot read: the file was opened write-only");
+        return -EBADF;
+    }
+    if (req->op == HF_IO_WRITE && mode == O_RDONLY) {
+        nvme_log(np, HF_LOG_ERROR, "cannot write: the file was opened read-only");
+        return -EBADF;
+    }
+    if (req->op == HF_IO_WRITE && (req->file->status_flags & O_APPEND) != 0) {
+        nvme_log(np, HF_LOG_ERROR, "cannot write at an offset: the file was opened with O_APPEND");
+        return -EINVAL;
+    }
+    if (req->op == HF_IO_WRITE && !np->set.writes)
+        return -ENODEV;
+    return 0;
+}
+
+static ssize_t nvme_transfer(void *backend, const struct hf_io_request *req)
+{
+    struct nvme_passthru *np = backend;
+    int rc = request_check(np, req);
+    if (rc == 0)
+        rc = access_check(np, req);
+    if (rc < 0)
+        return rc;
+    if (req->size == 0)
+        return 0;
+    return hf_nvme_transfer(np, req->file_ctx, req);
+}
+
+static const struct hf_backend_ops nvme_ops = {
+    .magic = HF_BACKEND_MAGIC,
+    .abi_major = HF_BACKEND_ABI_MAJOR,
+    .abi_minor = HF_BACKEND_ABI_MINOR,
+    .struct_size = sizeof(struct hf_backend_ops),
+    .name = "nvme-passthru",
+    .caps = HF_CAP_READ | HF_CAP_WRITE | HF_CAP_DEVICE_MEM | HF_CAP_HOST_MEM,
+    .init = nvme_init,
+    .fini = nvme_fini,
+    .probe = nvme_probe,
+    .file_register = nvme_file_register,
+    .file_deregister = nvme_file_deregister,
+    .score = nvme_score,
+    .read = nvme_transfer,
+    .write = nvme_transfer,
+};
+
+HF_BACKEND_EXPORT int hf_backend_entry_v1(const struct hf_host_api *host, uint32_t *minor_inout,
+                                          const struct hf_backend_ops **ops_p)
+{
+    (void)host;
+    if (minor_inout == NULL || ops_p == NULL)
+        return -EINVAL;
+    if (*minor_inout > HF_BACKEND_ABI_MINOR)
+        *minor_inout = HF_BACKEND_ABI_MINOR;
+    *ops_p = &nvme_ops;
+    return 0;
+}
