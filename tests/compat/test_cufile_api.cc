@@ -1,0 +1,381 @@
+/*
+ * The cuFile compatibility library through its own header, on the host runtime: every function
+ * answers with cuFile's types and codes, errors keep their meaning, and the functions hipfile has
+ * no counterpart for say CU_FILE_PLATFORM_NOT_SUPPORTED without touching their outputs.
+ */
+#include <gtest/gtest.h>
+#include <hip/hip_runtime_api.h>
+
+#include <cufile.h>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include "hf_harness.h"
+
+#undef cuFileDriverClose
+
+namespace
+{
+
+constexpr size_t kSize = 1 << 20;
+
+class CuFileTest : public ::testing::Test
+{
+  protected:
+    void SetUp() override
+    {
+        CloseDriverFully();
+    }
+    void TearDown() override
+    {
+        if (fh_ != nullptr)
+            cuFileHandleDeregister(fh_);
+        if (fd_ >= 0)
+            close(fd_);
+        if (dev_ != nullptr)
+            (void)hipFree(dev_);
+        CloseDriverFully();
+    }
+    static void CloseDriverFully()
+    {
+        while (cuFileUseCount() > 0)
+            (void)cuFileDriverClose_v2();
+    }
+    /* Opens a scratch file, registers it and allocates kSize bytes of device memory. */
+    void OpenFileAndBuffer()
+    {
+        const ::testing::TestInfo *info = ::testing::UnitTest::GetInstance()->current_test_info();
+        char *path = hf_test_path((std::string("cufile.") + info->name()).c_str());
+        fd_ = open(path, O_CREAT | O_RDWR | O_TRUNC, 0644);
+        free(path);
+        ASSERT_GE(fd_, 0);
+        CUfileDescr_t descr = {};
+        descr.type = CU_FILE_HANDLE_TYPE_OPAQUE_FD;
+        descr.handle.fd = fd_;
+        CUfileError_t e = cuFileHandleRegister(&fh_, &descr);
+        ASSERT_EQ(e.err, CU_FILE_SUCCESS);
+        ASSERT_EQ(hipMalloc(&dev_, kSize), hipSuccess);
+    }
+    int fd_ = -1;
+    CUfileHandle_t fh_ = nullptr;
+    void *dev_ = nullptr;
+};
+
+void ExpectStatus(CUfileError_t e, CUfileOpError err)
+{
+    EXPECT_EQ(e.err, err) << cufileop_status_error(e.err);
+    EXPECT_EQ(e.cu_err, CUDA_SUCCESS);
+}
+
+TEST_F(CuFileTest, EveryCuFileFunctionIsExportedAndNothingElse)
+{
+    void *lib = dlopen(HF_TEST_CUFILE_LIBRARY, RTLD_NOW | RTLD_NOLOAD);
+    ASSERT_NE(lib, nullptr) << "the test links libcufile.so.0, so it must be loaded";
+    std::istringstream names(HF_TEST_CUFILE_FUNCTIONS);
+    std::string name;
+    int count = 0;
+    while (std::getline(names, name, ';')) {
+        EXPECT_NE(dlsym(lib, name.c_str()), nullptr) << name;
+        count++;
+    }
+    EXPECT_EQ(count, 43);
+    EXPECT_EQ(dlsym(lib, "hf_cufile_status"), nullptr) << "internal helpers stay hidden";
+    EXPECT_EQ(dlsym(lib, "cufileop_status_error"), nullptr) << "an inline of the header";
+    dlclose(lib);
+}
+
+TEST_F(CuFileTest, LoadingTheLibraryLoadsTheCudaProviderForAutoSelection)
+{
+    void *provider = dlopen("libhip-cuda.so.0", RTLD_NOW | RTLD_NOLOAD);
+    EXPECT_NE(provider, nullptr);
+    if (provider != nullptr)
+        dlclose(provider);
+}
+
+TEST_F(CuFileTest, DriverCountsOpensAndBothCloseNamesClose)
+{
+    ExpectStatus(cuFileDriverClose_v2(), CU_FILE_DRIVER_NOT_INITIALIZED);
+    ExpectStatus(cuFileDriverOpen(), CU_FILE_SUCCESS);
+    ExpectStatus(cuFileDriverOpen(), CU_FILE_SUCCESS);
+    EXPECT_EQ(cuFileUseCount(), 2);
+    ExpectStatus(cuFileDriverClose(), CU_FILE_SUCCESS);
+    EXPECT_EQ(cuFileUseCount(), 1);
+    ExpectStatus(cuFileDriverClose_v2(), CU_FILE_SUCCESS);
+    EXPECT_EQ(cuFileUseCount(), 0);
+    ExpectStatus(cuFileDriverClose(), CU_FILE_DRIVER_NOT_INITIALIZED);
+}
+
+TEST_F(CuFileTest, VersionIsCuFile115)
+{
+    int version = 0;
+    ExpectStatus(cuFileGetVersion(&version), CU_FILE_SUCCESS);
+    EXPECT_EQ(version, 1150);
+    ExpectStatus(cuFileGetVersion(nullptr), CU_FILE_INVALID_VALUE);
+}
+
+TEST_F(CuFileTest, PropertiesCarryLimitsInCuFileLayout)
+{
+    ExpectStatus(cuFileDriverOpen(), CU_FILE_SUCCESS);
+    ExpectStatus(cuFileDriverSetMaxDirectIOSize(2048), CU_FILE_SUCCESS);
+    ExpectStatus(cuFileDriverSetMaxPinnedMemSize(65536), CU_FILE_SUCCESS);
+    CUfileDrvProps_t props;
+    memset(&props, 0xa5, sizeof(props));
+    ExpectStatus(cuFileDriverGetProperties(&props), CU_FILE_SUCCESS);
+    EXPECT_EQ(props.nvfs.max_direct_io_size, 2048u);
+    EXPECT_EQ(props.max_device_pinned_mem_size, 65536u);
+    EXPECT_NE(props.fflags & (1u << CU_FILE_BATCH_IO_SUPPORTED), 0u);
+    EXPECT_NE(props.fflags & (1u << CU_FILE_STREAMS_SUPPORTED), 0u);
+    size_t batch = 0;
+    ExpectStatus(cuFileGetParameterSizeT(CUFILE_PARAM_PROPERTIES_IO_BATCHSIZE, &batch),
+                 CU_FILE_SUCCESS);
+    EXPECT_EQ(props.max_batch_io_size, batch);
+    ExpectStatus(cuFileDriverGetProperties(nullptr), CU_FILE_INVALID_VALUE);
+}
+
+TEST_F(CuFileTest, PollModeAndCacheSizeReachTheSettings)
+{
+    ExpectStatus(cuFileDriverSetPollMode(true, 8), CU_FILE_SUCCESS);
+    bool poll = false;
+    size_t threshold = 0;
+    ExpectStatus(cuFileGetParameterBool(CUFILE_PARAM_PROPERTIES_USE_POLL_MODE, &poll),
+                 CU_FILE_SUCCESS);
+    ExpectStatus(cuFileGetParameterSizeT(CUFILE_PARAM_POLLTHRESHOLD_SIZE_KB, &threshold),
+                 CU_FILE_SUCCESS);
+    EXPECT_TRUE(poll);
+    EXPECT_EQ(threshold, 8u);
+    ExpectStatus(cuFileDriverSetPollMode(false, 4), CU_FILE_SUCCESS);
+    ExpectStatus(cuFileDriverSetMaxCacheSize(262144), CU_FILE_SUCCESS);
+    size_t cache = 0;
+    ExpectStatus(cuFileGetParameterSizeT(CUFILE_PARAM_PROPERTIES_MAX_DEVICE_CACHE_SIZE_KB, &cache),
+                 CU_FILE_SUCCESS);
+    EXPECT_EQ(cache, 262144u);
+}
+
+TEST_F(CuFileTest, ParametersRoundTripAndBadOnesAreInvalidValue)
+{
+    ExpectStatus(cuFileSetParameterSizeT(CUFILE_PARAM_EXECUTION_MAX_IO_THREADS, 6),
+                 CU_FILE_SUCCESS);
+    size_t threads = 0;
+    ExpectStatus(cuFileGetParameterSizeT(CUFILE_PARAM_EXECUTION_MAX_IO_THREADS, &threads),
+                 CU_FILE_SUCCESS);
+    EXPECT_EQ(threads, 6u);
+    ExpectStatus(cuFileSetParameterBool(CUFILE_PARAM_PROPERTIES_ALLOW_SYSTEM_MEMORY, true),
+                 CU_FILE_SUCCESS);
+    bool system_memory = false;
+    ExpectStatus(
+        cuFileGetParameterBool(CUFILE_PARAM_PROPERTIES_ALLOW_SYSTEM_MEMORY, &system_memory),
+        CU_FILE_SUCCESS);
+    EXPECT_TRUE(system_memory);
+    ExpectStatus(cuFileSetParameterBool(CUFILE_PARAM_PROPERTIES_ALLOW_SYSTEM_MEMORY, false),
+                 CU_FILE_SUCCESS);
+    ExpectStatus(cuFileSetParameterString(CUFILE_PARAM_LOGGING_LEVEL, "error"), CU_FILE_SUCCESS);
+    char level[16] = "";
+    ExpectStatus(cuFileGetParameterString(CUFILE_PARAM_LOGGING_LEVEL, level, sizeof(level)),
+                 CU_FILE_SUCCESS);
+    EXPECT_STREQ(level, "error");
+
+    ExpectStatus(cuFileGetParameterSizeT((CUFileSizeTConfigParameter_t)99, &threads),
+                 CU_FILE_INVALID_VALUE);
+    ExpectStatus(cuFileGetParameterBool((CUFileBoolConfigParameter_t)-1, &system_memory),
+                 CU_FILE_INVALID_VALUE);
+    ExpectStatus(cuFileGetParameterString(CUFILE_PARAM_LOGGING_LEVEL, level, 1),
+                 CU_FILE_INVALID_VALUE);
+    ExpectStatus(cuFileSetParameterString(CUFILE_PARAM_LOG_DIR, nullptr), CU_FILE_INVALID_VALUE);
+}
+
+TEST_F(CuFileTest, FunctionsWithoutACounterpartSayNotSupportedAndWriteNothing)
+{
+    size_t a[2] = {7, 7}, b[2] = {9, 9};
+    ExpectStatus(cuFileGetParameterMinMaxValue(CUFILE_PARAM_EXECUTION_MAX_IO_THREADS, &a[0], &b[0]),
+                 CU_FILE_PLATFORM_NOT_SUPPORTED);
+    ExpectStatus(cuFileGetParameterPosixPoolSlabArray(a, b, 2), CU_FILE_PLATFORM_NOT_SUPPORTED);
+    ExpectStatus(cuFileSetParameterPosixPoolSlabArray(a, b, 2), CU_FILE_PLATFORM_NOT_SUPPORTED);
+    ExpectStatus(cuFileGetBARSizeInKB(0, &a[1]), CU_FILE_PLATFORM_NOT_SUPPORTED);
+    ExpectStatus(cuFileStatsReset(), CU_FILE_PLATFORM_NOT_SUPPORTED);
+    EXPECT_EQ(a[0], 7u);
+    EXPECT_EQ(a[1], 7u);
+    EXPECT_EQ(b[0], 9u);
+    /* Null outputs are no crash either. */
+    ExpectStatus(cuFileGetBARSizeInKB(-1, nullptr), CU_FILE_PLATFORM_NOT_SUPPORTED);
+}
+
+TEST_F(CuFileTest, BadArgumentsKeepTheirCuFileCodes)
+{
+    CUfileDescr_t descr = {};
+    descr.type = CU_FILE_HANDLE_TYPE_OPAQUE_FD;
+    descr.handle.fd = -1;
+    CUfileHandle_t fh = nullptr;
+    ExpectStatus(cuFileHandleRegister(nullptr, &descr), CU_FILE_INVALID_VALUE);
+    ExpectStatus(cuFileHandleRegister(&fh, nullptr), CU_FILE_INVALID_VALUE);
+    descr.type = CU_FILE_HANDLE_TYPE_USERSPACE_FS;
+    ExpectStatus(cuFileHandleRegister(&fh, &descr), CU_FILE_IO_NOT_SUPPORTED);
+    ExpectStatus(cuFileBufRegister(nullptr, 4096, 0), CU_FILE_INVALID_VALUE);
+    /* Memory the GPU runtime does not know is an invalid pointer; pinned host memory is known
+     * but is not device memory. */
+    std::vector<char> pageable(4096);
+    ExpectStatus(cuFileBufRegister(pageable.data(), pageable.size(), 0), CU_FILE_INVALID_VALUE);
+    void *pinned = nullptr;
+    ASSERT_EQ(hipHostMalloc(&pinned, 4096, 0), hipSuccess);
+    ExpectStatus(cuFileBufRegister(pinned, 4096, 0), CU_FILE_CUDA_MEMORY_TYPE_INVALID);
+    ExpectStatus(cuFileBufDeregister(pinned), CU_FILE_MEMORY_NOT_REGISTERED);
+    ASSERT_EQ(hipHostFree(pinned), hipSuccess);
+    /* A deregistration of an unknown handle is ignored, as in cuFile. */
+    cuFileHandleDeregister(nullptr);
+}
+
+TEST_F(CuFileTest, RegisteredBufferIsFoundAndReRegistrationRefused)
+{
+    OpenFileAndBuffer();
+    ExpectStatus(cuFileBufRegister(dev_, kSize, CU_FILE_RDMA_REGISTER), CU_FILE_SUCCESS);
+    ExpectStatus(cuFileBufRegister(dev_, kSize, 0), CU_FILE_MEMORY_ALREADY_REGISTERED);
+    ExpectStatus(cuFileBufRegister((char *)dev_ + 4096, kSize, 0),
+                 CU_FILE_CUDA_POINTER_RANGE_ERROR);
+    ExpectStatus(cuFileBufDeregister(dev_), CU_FILE_SUCCESS);
+}
+
+TEST_F(CuFileTest, ReadAndWriteRoundTripAndReportErrorsAsNegatedCuFileCodes)
+{
+    OpenFileAndBuffer();
+    std::vector<uint8_t> pattern(kSize), back(kSize);
+    hf_test_pattern_fill(pattern.data(), kSize, 0, 11);
+    ASSERT_EQ(hipMemcpy(dev_, pattern.data(), kSize, hipMemcpyHostToDevice), hipSuccess);
+    ASSERT_EQ(cuFileWrite(fh_, dev_, kSize, 0, 0), (ssize_t)kSize);
+    ASSERT_EQ(hipMemset(dev_, 0, kSize), hipSuccess);
+    ASSERT_EQ(cuFileRead(fh_, dev_, kSize / 2, kSize / 2, 0), (ssize_t)(kSize / 2));
+    ASSERT_EQ(hipMemcpy(back.data(), dev_, kSize / 2, hipMemcpyDeviceToHost), hipSuccess);
+    EXPECT_EQ(hf_test_pattern_check(back.data(), kSize / 2, kSize / 2, 11), -1);
+
+    ssize_t n = cuFileRead(fh_, dev_, kSize, 0, (off_t)kSize);
+    EXPECT_TRUE(IS_CUFILE_ERR(n));
+    EXPECT_EQ(n, -CU_FILE_INVALID_VALUE);
+    void *pinned = nullptr;
+    ASSERT_EQ(hipHostMalloc(&pinned, 4096, 0), hipSuccess);
+    n = cuFileWrite(fh_, pinned, 4096, 0, 0);
+    EXPECT_EQ(n, -CU_FILE_CUDA_MEMORY_TYPE_INVALID) << CUFILE_ERRSTR(n);
+    ASSERT_EQ(hipHostFree(pinned), hipSuccess);
+}
+
+TEST_F(CuFileTest, BatchEntriesRunAndReportCuFileEvents)
+{
+    OpenFileAndBuffer();
+    std::vector<uint8_t> pattern(kSize);
+    hf_test_pattern_fill(pattern.data(), kSize, 0, 5);
+    ASSERT_EQ(hipMemcpy(dev_, pattern.data(), kSize, hipMemcpyHostToDevice), hipSuccess);
+    ExpectStatus(cuFileBufRegister(dev_, kSize, 0), CU_FILE_SUCCESS);
+    CUfileBatchHandle_t batch = nullptr;
+    ExpectStatus(cuFileBatchIOSetUp(&batch, 4), CU_FILE_SUCCESS);
+    CUfileIOParams_t params[2] = {};
+    int cookies[2];
+    for (int i = 0; i < 2; i++) {
+        params[i].mode = CUFILE_BATCH;
+        params[i].opcode = CUFILE_WRITE;
+        params[i].fh = fh_;
+        params[i].u.batch.devPtr_base = dev_;
+        params[i].u.batch.devPtr_offset = (off_t)(i * kSize / 2);
+        params[i].u.batch.file_offset = (off_t)(i * kSize / 2);
+        params[i].u.batch.size = kSize / 2;
+        params[i].cookie = &cookies[i];
+    }
+    ExpectStatus(cuFileBatchIOSubmit(batch, 2, params, 0), CU_FILE_SUCCESS);
+    CUfileIOEvents_t events[2] = {};
+    unsigned nr = 2;
+    unsigned got = 0;
+    while (got < 2) {
+        nr = 2 - got;
+        ExpectStatus(cuFileBatchIOGetStatus(batch, nr, &nr, events + got, nullptr),
+                     CU_FILE_SUCCESS);
+        got += nr;
+    }
+    for (const CUfileIOEvents_t &ev : events) {
+        EXPECT_EQ(ev.status, CUFILE_COMPLETE);
+        EXPECT_EQ(ev.ret, kSize / 2);
+        EXPECT_TRUE(ev.cookie == &cookies[0] || ev.cookie == &cookies[1]);
+    }
+    ExpectStatus(cuFileBatchIOCancel(batch), CU_FILE_SUCCESS);
+    params[0].mode = (CUfileBatchMode_t)7;
+    ExpectStatus(cuFileBatchIOSubmit(batch, 1, params, 0), CU_FILE_INVALID_VALUE);
+    ExpectStatus(cuFileBatchIOSetUp(&batch, 0), CU_FILE_INVALID_VALUE);
+    cuFileBatchIODestroy(batch);
+    ExpectStatus(cuFileBufDeregister(dev_), CU_FILE_SUCCESS);
+
+    std::vector<uint8_t> file(kSize);
+    ASSERT_EQ(pread(fd_, file.data(), kSize, 0), (ssize_t)kSize);
+    EXPECT_EQ(hf_test_pattern_check(file.data(), kSize, 0, 5), -1);
+}
+
+TEST_F(CuFileTest, StreamOrderedIoCompletesOnTheStream)
+{
+    OpenFileAndBuffer();
+    std::vector<uint8_t> pattern(kSize), back(kSize);
+    hf_test_pattern_fill(pattern.data(), kSize, 0, 9);
+    ASSERT_EQ(hipMemcpy(dev_, pattern.data(), kSize, hipMemcpyHostToDevice), hipSuccess);
+    hipStream_t hs = nullptr;
+    ASSERT_EQ(hipStreamCreate(&hs), hipSuccess);
+    CUstream stream = (CUstream)hs;
+    ExpectStatus(cuFileStreamRegister(stream, 0xf), CU_FILE_SUCCESS);
+    ExpectStatus(cuFileStreamRegister(stream, 0), CU_FILE_INVALID_VALUE);
+    size_t size = kSize;
+    off_t file_offset = 0, buf_offset = 0;
+    ssize_t written = -7, read = -7;
+    ExpectStatus(cuFileWriteAsync(fh_, dev_, &size, &file_offset, &buf_offset, &written, stream),
+                 CU_FILE_SUCCESS);
+    ASSERT_EQ(hipStreamSynchronize(hs), hipSuccess);
+    EXPECT_EQ(written, (ssize_t)kSize);
+    ASSERT_EQ(hipMemset(dev_, 0, kSize), hipSuccess);
+    ExpectStatus(cuFileReadAsync(fh_, dev_, &size, &file_offset, &buf_offset, &read, stream),
+                 CU_FILE_SUCCESS);
+    ASSERT_EQ(hipStreamSynchronize(hs), hipSuccess);
+    EXPECT_EQ(read, (ssize_t)kSize);
+    ASSERT_EQ(hipMemcpy(back.data(), dev_, kSize, hipMemcpyDeviceToHost), hipSuccess);
+    EXPECT_EQ(hf_test_pattern_check(back.data(), kSize, 0, 9), -1);
+    ExpectStatus(cuFileReadAsync(fh_, dev_, nullptr, &file_offset, &buf_offset, &read, stream),
+                 CU_FILE_INVALID_VALUE);
+    ExpectStatus(cuFileStreamDeregister(stream), CU_FILE_SUCCESS);
+    ExpectStatus(cuFileStreamDeregister(stream), CU_FILE_INVALID_VALUE);
+    ASSERT_EQ(hipStreamDestroy(hs), hipSuccess);
+}
+
+TEST_F(CuFileTest, StatsLevelStartAndStopFreezeWhatIsReported)
+{
+    ExpectStatus(cuFileSetStatsLevel(4), CU_FILE_INVALID_VALUE);
+    ExpectStatus(cuFileSetStatsLevel(-1), CU_FILE_INVALID_VALUE);
+    ExpectStatus(cuFileGetStatsLevel(nullptr), CU_FILE_INVALID_VALUE);
+    ExpectStatus(cuFileSetStatsLevel(3), CU_FILE_SUCCESS);
+    int level = 0;
+    ExpectStatus(cuFileGetStatsLevel(&level), CU_FILE_SUCCESS);
+    EXPECT_EQ(level, 3);
+
+    OpenFileAndBuffer();
+    CUfileStatsLevel1_t before = {};
+    ExpectStatus(cuFileGetStatsL1(&before), CU_FILE_SUCCESS);
+    ASSERT_EQ(cuFileWrite(fh_, dev_, 4096, 0, 0), 4096);
+    ExpectStatus(cuFileStatsStop(), CU_FILE_SUCCESS);
+    ExpectStatus(cuFileGetStatsLevel(&level), CU_FILE_SUCCESS);
+    EXPECT_EQ(level, 0);
+    ASSERT_EQ(cuFileWrite(fh_, dev_, 8192, 0, 0), 8192);
+    CUfileStatsLevel3_t stopped = {};
+    ExpectStatus(cuFileGetStatsL3(&stopped), CU_FILE_SUCCESS);
+    EXPECT_EQ(stopped.detailed.basic.write_bytes, before.write_bytes + 4096);
+    EXPECT_EQ(stopped.detailed.basic.write_ops.ok, before.write_ops.ok + 1);
+
+    ExpectStatus(cuFileStatsStart(), CU_FILE_SUCCESS);
+    ExpectStatus(cuFileGetStatsLevel(&level), CU_FILE_SUCCESS);
+    EXPECT_EQ(level, 3);
+    ASSERT_EQ(cuFileWrite(fh_, dev_, 4096, 0, 0), 4096);
+    CUfileStatsLevel2_t running = {};
+    ExpectStatus(cuFileGetStatsL2(&running), CU_FILE_SUCCESS);
+    EXPECT_EQ(running.basic.write_bytes, stopped.detailed.basic.write_bytes + 4096);
+
+    ExpectStatus(cuFileSetStatsLevel(1), CU_FILE_SUCCESS);
+    ExpectStatus(cuFileGetStatsL2(&running), CU_FILE_INTERNAL_ERROR);
+    ExpectStatus(cuFileGetStatsL1(nullptr), CU_FILE_INVALID_VALUE);
+    ExpectStatus(cuFileStatsStop(), CU_FILE_SUCCESS);
+    ExpectStatus(cuFileGetStatsL3(&stopped), CU_FILE_INTERNAL_ERROR);
+    ExpectStatus(cuFileStatsStart(), CU_FILE_SUCCESS);
+}
+
+} // namespace
