@@ -91,8 +91,31 @@ bench_run(0 --file ${WORK_DIR}/bench.dat -f 16M -s 4M -w seq-read,seq-write --me
   -b raw -p 1 --warmup 0 --verify --json)
 check_json("${_out}" 2 16777216)
 
+# The library through every API, verified: sync first (the check above wants "library" first),
+# then async and batch, each compared with the sync API and with the sync-seq baseline.
+bench_run(0 --file ${WORK_DIR}/bench.dat -f 16M -s 256K -t 2 -w seq-read,rand-write --api all
+  --batch-entries 8 -p 1 --warmup 0 --verify --json -b sync-seq)
+check_json("${_out}" 2 16777216)
+foreach(_want library-async library-batch sync-seq "library-async/library" "library-batch/library"
+    "library-batch/sync-seq")
+  string(FIND "${_out}" "\"${_want}\"" _at)
+  if(_at LESS 0)
+    message(FATAL_ERROR "--api all: no result or ratio named ${_want}:\n${_out}")
+  endif()
+endforeach()
+
+# A batch larger than properties.max_batch_io_count (128) cannot be set up: a clear error, exit 1.
+bench_run(1 --file ${WORK_DIR}/bench.dat -f 16M -s 64K --api batch --batch-entries 200 -b none
+  -p 1 --warmup 0)
+if(NOT _err MATCHES "max_batch_io_count")
+  message(FATAL_ERROR "an oversized batch is not explained:\n${_err}")
+endif()
+foreach(_bad "--api;bogus" "--api;," "--batch-entries;0" "--batch-entries;2000")
+  bench_run(2 ${_bad})
+endforeach()
+
 bench_run(0 --help)
-if(NOT _out MATCHES "--baselines" OR NOT _out MATCHES "--drop-cache")
+if(NOT _out MATCHES "--baselines" OR NOT _out MATCHES "--drop-cache" OR NOT _out MATCHES "--api")
   message(FATAL_ERROR "--help does not document the options:\n${_out}")
 endif()
 

@@ -41,7 +41,15 @@ enum bench_baseline {
     BENCH_BL_AMD = 1u << 3,        /**< 16 MiB pageable bounce per call, sync copy, fdatasync */
     BENCH_BL_PINNED = 1u << 4,     /**< pinned host<->device copy bandwidth */
     BENCH_BL_PREAD_COPY = 1u << 5, /**< pread + one pinned copy of the same size (latency) */
-    BENCH_BL_ALL = (1u << 6) - 1   /**< every baseline */
+    BENCH_BL_ALL = (1u << 6) - 1,  /**< every per-call baseline ("all") */
+    BENCH_BL_SYNC_SEQ = 1u << 6    /**< the library's sync API, sequential, one batch per call */
+};
+
+/** How the library method issues its calls (bits of --api). */
+enum bench_api {
+    BENCH_API_SYNC = 1u << 0,  /**< hipFileRead/hipFileWrite */
+    BENCH_API_ASYNC = 1u << 1, /**< hipFileReadAsync/WriteAsync on a registered stream per thread */
+    BENCH_API_BATCH = 1u << 2  /**< --batch-entries calls per hipFileBatchIOSubmit */
 };
 
 /** One workload of --workload. */
@@ -81,6 +89,8 @@ struct bench_options {
     int device;                /**< GPU index */
     uint64_t seed;             /**< seed of the data pattern and the random offsets */
     int progress;              /**< -1: when stderr is a terminal, 0: never, 1: always */
+    unsigned apis;             /**< BENCH_API_* bits: the library method once per API */
+    unsigned batch_entries;    /**< entries per batch of the batch API */
 };
 
 /**
@@ -209,6 +219,8 @@ struct bench_thread {
     uint64_t mismatches;         /**< calls whose data was wrong */
     uint64_t end_ns;             /**< when its last pass ended */
     bool failed;                 /**< an I/O error stopped it */
+    uint64_t *offsets;           /**< file offsets of one io_many call (methods with entries) */
+    void *api;                   /**< the method's own state (stream, batch handle) */
 };
 
 /** A way to move the workload's data: the library, or one of the baselines. */
@@ -218,6 +230,12 @@ struct bench_method {
     int (*setup)(struct bench_thread *t); /**< buffers; 0 or -1 after printing */
     int (*io)(struct bench_thread *t, uint64_t offset, size_t size); /**< one call; 0 or -1 */
     void (*teardown)(struct bench_thread *t); /**< undo setup (also after a failure) */
+    /**
+     * Set instead of io by methods that move several calls at once (the batch API): up to
+     * --batch-entries calls of @p size bytes at @p offsets, the data of call i at buf + i * size.
+     * 0, or -1 after printing. Latency is then per io_many, IOPS per call.
+     */
+    int (*io_many)(struct bench_thread *t, const uint64_t *offsets, unsigned n, size_t size);
 };
 
 /** The figures of one method in one run. */
@@ -262,6 +280,21 @@ extern const struct bench_method bench_method_naive;
 extern const struct bench_method bench_method_amd;
 /** pread into pinned memory and one hipMemcpy of the same size to the device. */
 extern const struct bench_method bench_method_pread_copy;
+/** The library through hipFileReadAsync/WriteAsync, one registered stream per thread. */
+extern const struct bench_method bench_method_library_async;
+/** The library through the batch API, --batch-entries calls per submission. */
+extern const struct bench_method bench_method_library_batch;
+
+/** Setup, one call and teardown of the library's sync method, shared by the other APIs. */
+int bench_library_setup(struct bench_thread *t, size_t size);
+/** Undo bench_library_setup. */
+void bench_library_teardown(struct bench_thread *t);
+/** Report a failed call of the workload: "<call> at offset N: <why>"; returns -1. */
+int bench_call_error(const struct bench_thread *t, const char *call, uint64_t offset,
+                     const char *why);
+/** Report a call that moved @p moved of @p size bytes (or failed, when negative); returns -1. */
+int bench_moved_error(const struct bench_thread *t, const char *call, uint64_t offset,
+                      ssize_t moved, size_t size);
 
 /** Allocate @p size bytes of --mem memory (device, pinned or pageable). 0 or -1 after printing. */
 int bench_alloc(enum bench_mem mem, size_t size, void **ptr_p);

@@ -145,11 +145,53 @@ static int measure_copy_baselines(const struct bench_ctx *ctx, uint64_t library_
     return rc;
 }
 
+/*
+ * The library's sync API sweeping the file in order, each call moving what one batch moves: the
+ * throughput a batch of scattered calls is judged against.
+ */
+static int measure_sync_seq(const struct bench_ctx *ctx, struct bench_result *result)
+{
+    const struct bench_options *o = ctx->opts;
+    uint64_t call = (uint64_t)o->batch_entries * o->io_size;
+    uint64_t file_bytes = ctx->chunks * o->io_size;
+    if (call > BENCH_MAX_IO_SIZE)
+        call = BENCH_MAX_IO_SIZE / o->io_size * o->io_size;
+    if (call > file_bytes / o->threads)
+        call = file_bytes / o->threads / o->io_size * o->io_size;
+    struct bench_options seq_opts = *o;
+    seq_opts.io_size = (size_t)call;
+    seq_opts.iterations = 0;
+    struct bench_ctx seq = *ctx;
+    seq.opts = &seq_opts;
+    seq.chunks = file_bytes / call;
+    seq.wl = &bench_workloads[ctx->wl->op == BENCH_READ ? 0 : 1];
+    return measure(&seq, &bench_method_library, "sync-seq", o->threads, result);
+}
+
+/* The library once per --api, named after the API; "library" is the sync one. */
+static int measure_library(const struct bench_ctx *ctx, struct bench_result *results, unsigned *n_p)
+{
+    static const struct {
+        unsigned bit;
+        const struct bench_method *method;
+    } apis[] = {
+        {BENCH_API_SYNC, &bench_method_library},
+        {BENCH_API_ASYNC, &bench_method_library_async},
+        {BENCH_API_BATCH, &bench_method_library_batch},
+    };
+    int rc = 0;
+    for (unsigned i = 0; i < sizeof(apis) / sizeof(apis[0]) && !bench_stop; i++)
+        if (ctx->opts->apis & apis[i].bit)
+            rc |= measure(ctx, apis[i].method, apis[i].method->name, ctx->opts->threads,
+                          &results[(*n_p)++]);
+    return rc;
+}
+
 static int run_workload(struct bench_ctx *ctx, const struct bench_env *env, unsigned index)
 {
     const struct bench_options *o = ctx->opts;
     struct bench_file *f = ctx->file;
-    struct bench_result *results = calloc(8, sizeof(*results));
+    struct bench_result *results = calloc(12, sizeof(*results));
     unsigned n = 0;
     int rc = 0;
 
@@ -166,7 +208,11 @@ static int run_workload(struct bench_ctx *ctx, const struct bench_env *env, unsi
         free(results);
         return -1;
     }
-    rc |= measure(ctx, &bench_method_library, "library", o->threads, &results[n++]);
+    rc |= measure_library(ctx, results, &n);
+    bool sync_seq = (o->baselines & BENCH_BL_SYNC_SEQ) ||
+                    (!o->baselines_explicit && (o->apis & BENCH_API_BATCH));
+    if (sync_seq && !bench_stop)
+        rc |= measure_sync_seq(ctx, &results[n++]);
     if (!bench_stop)
         rc |= measure_io_baselines(ctx, results, &n);
     if (!bench_stop)

@@ -67,22 +67,23 @@ static void report_mismatch(struct bench_thread *t, const char *what, uint64_t o
                 (unsigned long long)offset, (unsigned long long)bad);
 }
 
-/* Before a checked write: the pattern of this offset, in the method's buffer. */
-static int verify_prepare(struct bench_thread *t, uint64_t offset, size_t size)
+/* Before a checked write: the pattern of this offset, in the method's buffer @p buf. */
+static int verify_prepare(struct bench_thread *t, void *buf, uint64_t offset, size_t size)
 {
     bench_pattern_fill(t->check, size, offset, t->ctx->seed);
     if (!t->buf_on_device) {
-        memcpy(t->buf, t->check, size);
+        memcpy(buf, t->check, size);
         return 0;
     }
-    hipError_t err = hipMemcpy(t->buf, t->check, size, hipMemcpyHostToDevice);
+    hipError_t err = hipMemcpy(buf, t->check, size, hipMemcpyHostToDevice);
     return err == hipSuccess ? 0 : bench_hip_error("hipMemcpy (--verify)", err);
 }
 
-/* After a call: the data read, or the bytes read back from the file, match the pattern. */
-static int verify_result(struct bench_thread *t, const char *what, uint64_t offset, size_t size)
+/* After a call: the data read into @p buf, or the bytes read back from the file, match. */
+static int verify_result(struct bench_thread *t, const void *buf, const char *what, uint64_t offset,
+                         size_t size)
 {
-    const void *data = t->buf;
+    const void *data = buf;
     uint64_t bad;
     if (t->ctx->wl->op == BENCH_WRITE) {
         if (bench_pread_full(t->ctx->file->check_fd, t->check, size, offset) != 0) {
@@ -92,7 +93,7 @@ static int verify_result(struct bench_thread *t, const char *what, uint64_t offs
         }
         data = t->check;
     } else if (t->buf_on_device) {
-        hipError_t err = hipMemcpy(t->check, t->buf, size, hipMemcpyDeviceToHost);
+        hipError_t err = hipMemcpy(t->check, buf, size, hipMemcpyDeviceToHost);
         if (err != hipSuccess)
             return bench_hip_error("hipMemcpy (--verify)", err);
         data = t->check;
@@ -112,29 +113,51 @@ static uint64_t next_random(uint64_t *state)
     return x;
 }
 
-/* One pass of one thread: a sweep of its region, --iterations calls, or until the deadline. */
+/* Where the data of call @p i of an io_many lands or comes from. */
+static void *call_buffer(const struct bench_thread *t, unsigned i, size_t size)
+{
+    return (char *)t->buf + (size_t)i * size;
+}
+
+/*
+ * One pass of one thread: a sweep of its region, --iterations calls, or until the deadline. A
+ * method with io_many takes up to --batch-entries calls at once; one latency sample per take.
+ */
 static void run_pass(struct runner *r, struct bench_thread *t)
 {
     const struct bench_options *o = r->ctx->opts;
+    const struct bench_method *m = r->method;
     uint64_t calls = o->iterations != 0 ? o->iterations : t->n_chunks;
-    bool verify = o->verify;
+    unsigned per_take = m->io_many != NULL ? o->batch_entries : 1;
+    bool verify = o->verify, write = r->ctx->wl->op == BENCH_WRITE;
+    uint64_t single_offset;
+    uint64_t *offsets = m->io_many != NULL ? t->offsets : &single_offset;
     if (o->iterations == 0)
         t->next = 0;
-    for (uint64_t i = 0; i < calls && !t->failed; i++) {
-        uint64_t chunk =
-            r->ctx->wl->random ? next_random(&t->rng) % t->n_chunks : t->next++ % t->n_chunks;
-        uint64_t offset = (t->first_chunk + chunk) * o->io_size;
-        if (verify && r->ctx->wl->op == BENCH_WRITE && verify_prepare(t, offset, o->io_size) != 0)
-            goto failed;
+    for (uint64_t i = 0; i < calls && !t->failed;) {
+        unsigned n = calls - i < per_take ? (unsigned)(calls - i) : per_take;
+        for (unsigned k = 0; k < n; k++) {
+            uint64_t chunk =
+                r->ctx->wl->random ? next_random(&t->rng) % t->n_chunks : t->next++ % t->n_chunks;
+            offsets[k] = (t->first_chunk + chunk) * o->io_size;
+            if (verify && write &&
+                verify_prepare(t, call_buffer(t, k, o->io_size), offsets[k], o->io_size) != 0)
+                goto failed;
+        }
         uint64_t t0 = bench_now_ns();
-        if (r->method->io(t, offset, o->io_size) != 0)
+        int rc = m->io_many != NULL ? m->io_many(t, offsets, n, o->io_size)
+                                    : m->io(t, offsets[0], o->io_size);
+        if (rc != 0)
             goto failed;
         uint64_t t1 = bench_now_ns();
         bench_hist_add(&t->hist, t1 - t0);
-        t->calls++;
-        atomic_fetch_add_explicit(&t->bytes, o->io_size, memory_order_relaxed);
-        if (verify && verify_result(t, r->method->name, offset, o->io_size) != 0)
-            goto failed;
+        t->calls += n;
+        i += n;
+        atomic_fetch_add_explicit(&t->bytes, (uint64_t)n * o->io_size, memory_order_relaxed);
+        for (unsigned k = 0; verify && k < n; k++)
+            if (verify_result(t, call_buffer(t, k, o->io_size), m->name, offsets[k], o->io_size) !=
+                0)
+                goto failed;
         if ((r->deadline_ns != 0 && t1 >= r->deadline_ns) || bench_stop)
             break;
         continue;
@@ -232,6 +255,11 @@ static int slots_init(struct runner *r)
             t->rng = 1;
         if (ctx->opts->verify && posix_memalign(&t->check, 4096, ctx->opts->io_size) != 0) {
             fprintf(stderr, BENCH_NAME ": no memory for the --verify buffers\n");
+            return -1;
+        }
+        if (r->method->io_many != NULL &&
+            (t->offsets = calloc(ctx->opts->batch_entries, sizeof(*t->offsets))) == NULL) {
+            fprintf(stderr, BENCH_NAME ": no memory for the batch offsets\n");
             return -1;
         }
     }
@@ -365,8 +393,10 @@ int bench_measure(const struct bench_ctx *ctx, const struct bench_method *method
     }
 
 free_slots:
-    for (unsigned i = 0; i < r.n; i++)
+    for (unsigned i = 0; i < r.n; i++) {
         free(r.slots[i].t.check);
+        free(r.slots[i].t.offsets);
+    }
     pthread_cond_destroy(&r.finished);
     pthread_cond_destroy(&r.start);
     pthread_mutex_destroy(&r.lock);

@@ -79,8 +79,8 @@ static bool is_read(const struct bench_thread *t)
     return t->ctx->wl->op == BENCH_READ;
 }
 
-static int call_error(const struct bench_thread *t, const char *call, uint64_t offset,
-                      const char *why)
+int bench_call_error(const struct bench_thread *t, const char *call, uint64_t offset,
+                     const char *why)
 {
     fprintf(stderr, BENCH_NAME ": %s, thread %u: %s at offset %llu: %s\n", t->ctx->wl->name,
             t->index, call, (unsigned long long)offset, why);
@@ -89,25 +89,25 @@ static int call_error(const struct bench_thread *t, const char *call, uint64_t o
 
 static int errno_error(const struct bench_thread *t, const char *call, uint64_t offset)
 {
-    return call_error(t, call, offset,
-                      errno == ENODATA ? "unexpected end of file" : strerror(errno));
+    return bench_call_error(t, call, offset,
+                            errno == ENODATA ? "unexpected end of file" : strerror(errno));
 }
 
 static int copy_error(const struct bench_thread *t, uint64_t offset, hipError_t err)
 {
-    return call_error(t, "hipMemcpy", offset, hipGetErrorString(err));
+    return bench_call_error(t, "hipMemcpy", offset, hipGetErrorString(err));
 }
 
 /* ---- library -------------------------------------------------------------------------------- */
 
-static int library_setup(struct bench_thread *t)
+int bench_library_setup(struct bench_thread *t, size_t size)
 {
     const struct bench_options *o = t->ctx->opts;
-    if (bench_alloc(o->mem, o->io_size, &t->buf) != 0)
+    if (bench_alloc(o->mem, size, &t->buf) != 0)
         return -1;
     t->buf_on_device = o->mem == BENCH_MEM_DEVICE;
     if (o->buf_register) {
-        hipFileError_t status = hipFileBufRegister(t->buf, o->io_size, 0);
+        hipFileError_t status = hipFileBufRegister(t->buf, size, 0);
         if (status.err != hipFileSuccess)
             return bench_status_error("hipFileBufRegister", status);
         t->registered = true;
@@ -115,26 +115,39 @@ static int library_setup(struct bench_thread *t)
     return 0;
 }
 
+static int library_setup(struct bench_thread *t)
+{
+    return bench_library_setup(t, t->ctx->opts->io_size);
+}
+
+int bench_moved_error(const struct bench_thread *t, const char *call, uint64_t offset,
+                      ssize_t moved, size_t size)
+{
+    if (moved >= 0) {
+        char why[64];
+        snprintf(why, sizeof(why), "moved %zd of %zu bytes", moved, size);
+        return bench_call_error(t, call, offset, why);
+    }
+    /* A negated hipfile code, or -1 with the reason in errno. */
+    if (IS_HIPFILE_ERR(moved))
+        return bench_call_error(t, call, offset, HIPFILE_ERRSTR(moved));
+    if (moved == -1)
+        return errno_error(t, call, offset);
+    /* Batch events carry the negated errno itself. */
+    return bench_call_error(t, call, offset, strerror((int)-moved));
+}
+
 static int library_io(struct bench_thread *t, uint64_t offset, size_t size)
 {
     hipFileHandle_t fh = t->ctx->file->handle;
-    const char *call = is_read(t) ? "hipFileRead" : "hipFileWrite";
     ssize_t n = is_read(t) ? hipFileRead(fh, t->buf, size, (hoff_t)offset, 0)
                            : hipFileWrite(fh, t->buf, size, (hoff_t)offset, 0);
     if (n == (ssize_t)size)
         return 0;
-    if (n >= 0) {
-        char why[64];
-        snprintf(why, sizeof(why), "moved %zd of %zu bytes", n, size);
-        return call_error(t, call, offset, why);
-    }
-    /* A negated hipfile code, or -1 with the reason in errno. */
-    if (IS_HIPFILE_ERR(n))
-        return call_error(t, call, offset, HIPFILE_ERRSTR(n));
-    return errno_error(t, call, offset);
+    return bench_moved_error(t, is_read(t) ? "hipFileRead" : "hipFileWrite", offset, n, size);
 }
 
-static void library_teardown(struct bench_thread *t)
+void bench_library_teardown(struct bench_thread *t)
 {
     if (t->registered) {
         hipFileError_t status = hipFileBufDeregister(t->buf);
@@ -144,8 +157,10 @@ static void library_teardown(struct bench_thread *t)
     bench_free(t->ctx->opts->mem, t->buf);
 }
 
-const struct bench_method bench_method_library = {
-    .name = "library", .setup = library_setup, .io = library_io, .teardown = library_teardown};
+const struct bench_method bench_method_library = {.name = "library",
+                                                  .setup = library_setup,
+                                                  .io = library_io,
+                                                  .teardown = bench_library_teardown};
 
 /* ---- raw pread / pwrite, and O_DIRECT pread ------------------------------------------------- */
 
@@ -257,7 +272,7 @@ static int amd_io(struct bench_thread *t, uint64_t offset, size_t size)
     void *bounce = malloc(bounce_size);
     int rc = 0;
     if (bounce == NULL)
-        return call_error(t, "malloc", offset, "no memory for the bounce buffer");
+        return bench_call_error(t, "malloc", offset, "no memory for the bounce buffer");
     for (size_t done = 0; done < size && rc == 0; done += bounce_size) {
         size_t n = size - done < bounce_size ? size - done : bounce_size;
         rc = amd_chunk(t, bounce, offset, done, n);

@@ -39,6 +39,8 @@ enum long_only {
     OPT_PROGRESS,
     OPT_NO_PROGRESS,
     OPT_VERSION,
+    OPT_API,
+    OPT_BATCH_ENTRIES,
 };
 
 static const struct option long_options[] = {
@@ -67,6 +69,8 @@ static const struct option long_options[] = {
     {"json", no_argument, NULL, OPT_JSON},
     {"progress", no_argument, NULL, OPT_PROGRESS},
     {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+    {"api", required_argument, NULL, OPT_API},
+    {"batch-entries", required_argument, NULL, OPT_BATCH_ENTRIES},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -170,37 +174,71 @@ static int parse_workloads(const char *text, unsigned *bits_p)
     return 0;
 }
 
-static int parse_baselines(const char *text, unsigned *bits_p)
+/* One word of a comma-separated option and the bits it stands for. */
+struct name_bits {
+    const char *name;
+    unsigned bits;
+};
+
+/*
+ * Comma-separated words of @p names into the union of their bits; @p known lists the words for
+ * the message. An empty result is refused unless @p empty_ok ("none").
+ */
+static int parse_name_list(const char *option, const char *text, const struct name_bits *names,
+                           size_t n_names, const char *known, bool empty_ok, unsigned *bits_p)
 {
-    static const struct {
-        const char *name;
-        unsigned bits;
-    } names[] = {
-        {"raw", BENCH_BL_RAW},       {"pread", BENCH_BL_RAW},
-        {"pwrite", BENCH_BL_RAW},    {"odirect", BENCH_BL_ODIRECT},
-        {"naive", BENCH_BL_NAIVE},   {"amd", BENCH_BL_AMD},
-        {"pinned", BENCH_BL_PINNED}, {"pread-copy", BENCH_BL_PREAD_COPY},
-        {"all", BENCH_BL_ALL},       {"none", 0},
-    };
     char copy[256];
     if (strlen(text) >= sizeof(copy))
-        return bad_value("baselines", text, "too long");
+        return bad_value(option, text, "too long");
     strcpy(copy, text);
     unsigned bits = 0;
     char *save = NULL;
     for (char *name = strtok_r(copy, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
         size_t i;
-        for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        for (i = 0; i < n_names; i++)
             if (strcmp(name, names[i].name) == 0)
                 break;
-        if (i == sizeof(names) / sizeof(names[0]))
-            return bad_value("baselines", name,
-                             "unknown baseline (raw, odirect, naive, amd, pinned, pread-copy, "
-                             "all, none)");
+        if (i == n_names)
+            return bad_value(option, name, known);
         bits |= names[i].bits;
     }
+    if (bits == 0 && !empty_ok)
+        return bad_value(option, text, "names nothing");
     *bits_p = bits;
     return 0;
+}
+
+static int parse_baselines(const char *text, unsigned *bits_p)
+{
+    static const struct name_bits names[] = {
+        {"raw", BENCH_BL_RAW},
+        {"pread", BENCH_BL_RAW},
+        {"pwrite", BENCH_BL_RAW},
+        {"odirect", BENCH_BL_ODIRECT},
+        {"naive", BENCH_BL_NAIVE},
+        {"amd", BENCH_BL_AMD},
+        {"pinned", BENCH_BL_PINNED},
+        {"pread-copy", BENCH_BL_PREAD_COPY},
+        {"sync-seq", BENCH_BL_SYNC_SEQ},
+        {"all", BENCH_BL_ALL},
+        {"none", 0},
+    };
+    return parse_name_list("baselines", text, names, sizeof(names) / sizeof(names[0]),
+                           "unknown baseline (raw, odirect, naive, amd, pinned, pread-copy, "
+                           "sync-seq, all, none)",
+                           true, bits_p);
+}
+
+static int parse_apis(const char *text, unsigned *bits_p)
+{
+    static const struct name_bits names[] = {
+        {"sync", BENCH_API_SYNC},
+        {"async", BENCH_API_ASYNC},
+        {"batch", BENCH_API_BATCH},
+        {"all", BENCH_API_SYNC | BENCH_API_ASYNC | BENCH_API_BATCH},
+    };
+    return parse_name_list("api", text, names, sizeof(names) / sizeof(names[0]),
+                           "unknown API (sync, async, batch, all)", false, bits_p);
 }
 
 static int parse_mem(const char *text, enum bench_mem *mem_p)
@@ -238,6 +276,15 @@ static int check_combination(const struct bench_options *o, bool time_given, boo
                 bench_size_text(o->io_size, b, sizeof(b)));
         return -1;
     }
+    if ((o->apis & BENCH_API_BATCH) && (uint64_t)o->batch_entries * o->io_size >
+                                           (o->mem == BENCH_MEM_DEVICE ? 64ull : 16ull) << 30) {
+        fprintf(stderr,
+                BENCH_NAME ": --batch-entries %u of --io-size %s need more than %s of buffer "
+                           "per thread\n",
+                o->batch_entries, bench_size_text(o->io_size, a, sizeof(a)),
+                o->mem == BENCH_MEM_DEVICE ? "64 GiB" : "16 GiB");
+        return -1;
+    }
     if (o->copy_chunk > BENCH_MAX_IO_SIZE) {
         fprintf(stderr, BENCH_NAME ": --copy-chunk %s is too large\n",
                 bench_size_text(o->copy_chunk, a, sizeof(a)));
@@ -261,6 +308,8 @@ int bench_options_parse(int argc, char **argv, struct bench_options *opts_p)
         .copy_streams = 4,
         .seed = 1,
         .progress = -1,
+        .apis = BENCH_API_SYNC,
+        .batch_entries = 128,
     };
     bool time_given = false, passes_given = false, iterations_given = false;
     uint64_t v;
@@ -358,6 +407,13 @@ int bench_options_parse(int argc, char **argv, struct bench_options *opts_p)
             break;
         case OPT_NO_PROGRESS:
             o.progress = 0;
+            break;
+        case OPT_API:
+            rc = parse_apis(optarg, &o.apis);
+            break;
+        case OPT_BATCH_ENTRIES:
+            rc = parse_count("batch-entries", optarg, 1, 1024, &v);
+            o.batch_entries = (unsigned)v;
             break;
         case 'h':
             bench_print_usage();

@@ -132,6 +132,32 @@ static bool latency_baseline(const struct bench_result *r)
     return strcmp(r->name, "pread+copy") == 0;
 }
 
+static bool is_library(const struct bench_result *r)
+{
+    return strncmp(r->name, "library", 7) == 0;
+}
+
+static bool measured(const struct bench_result *r)
+{
+    return r->ran && r->bytes > 0 && r->seconds > 0;
+}
+
+/*
+ * Whether the report gives the ratio of library method @p l to result @p b: every library method
+ * to every baseline, and the async and batch methods to the sync one. Latency ratios need per-call
+ * latency, which a batch does not have.
+ */
+static bool ratio_wanted(const struct bench_result *l, const struct bench_result *b)
+{
+    if (l == b || !is_library(l) || !measured(l) || !measured(b))
+        return false;
+    if (is_library(b))
+        return strcmp(b->name, "library") == 0;
+    if (latency_baseline(b))
+        return strcmp(l->name, "library-batch") != 0;
+    return true;
+}
+
 /* ---- Text ----------------------------------------------------------------------------------- */
 
 static void print_env_once(const struct bench_env *env)
@@ -170,18 +196,18 @@ static void print_result_row(const struct bench_result *r)
 
 static void print_ratios(const struct bench_result *results, unsigned n)
 {
-    const struct bench_result *lib = &results[0];
-    if (!lib->ran || lib->bytes == 0)
-        return;
-    for (unsigned i = 1; i < n; i++) {
-        const struct bench_result *b = &results[i];
-        if (!b->ran || b->bytes == 0 || b->seconds <= 0)
-            continue;
-        if (latency_baseline(b))
-            printf("  library p50 latency / %s p50 latency = %.2f\n", b->name,
-                   latency_us(lib, 50) / latency_us(b, 50));
-        else
-            printf("  library/%s = %.2f\n", b->name, gbps(lib) / gbps(b));
+    for (unsigned l = 0; l < n; l++) {
+        const struct bench_result *lib = &results[l];
+        for (unsigned i = 0; i < n; i++) {
+            const struct bench_result *b = &results[i];
+            if (!ratio_wanted(lib, b))
+                continue;
+            if (latency_baseline(b))
+                printf("  %s p50 latency / %s p50 latency = %.2f\n", lib->name, b->name,
+                       latency_us(lib, 50) / latency_us(b, 50));
+            else
+                printf("  %s/%s = %.2f\n", lib->name, b->name, gbps(lib) / gbps(b));
+        }
     }
 }
 
@@ -288,8 +314,14 @@ static void json_config(const struct bench_ctx *ctx)
     printf(",\"passes\":%u,\"iterations\":%llu,\"warmup_s\":", o->passes,
            (unsigned long long)o->iterations);
     json_number(o->warmup_s);
-    printf(",\"copy_chunk\":%zu,\"copy_streams\":%u,\"device\":%d,\"seed\":%llu},", o->copy_chunk,
+    printf(",\"copy_chunk\":%zu,\"copy_streams\":%u,\"device\":%d,\"seed\":%llu,", o->copy_chunk,
            o->copy_streams, o->device, (unsigned long long)o->seed);
+    printf("\"apis\":[%s%s%s%s%s],\"batch_entries\":%u},",
+           (o->apis & BENCH_API_SYNC) ? "\"sync\"" : "",
+           (o->apis & BENCH_API_SYNC) && (o->apis & ~BENCH_API_SYNC) ? "," : "",
+           (o->apis & BENCH_API_ASYNC) ? "\"async\"" : "",
+           (o->apis & BENCH_API_ASYNC) && (o->apis & BENCH_API_BATCH) ? "," : "",
+           (o->apis & BENCH_API_BATCH) ? "\"batch\"" : "", o->batch_entries);
 }
 
 static void json_result(const struct bench_result *r)
@@ -328,19 +360,21 @@ static void json_result(const struct bench_result *r)
 /* Bandwidth ratios, and the p50 latency ratio for the latency baseline. */
 static void json_ratios(const struct bench_result *results, unsigned n)
 {
-    const struct bench_result *lib = &results[0];
     bool first = true;
     printf("\"ratios\":[");
-    for (unsigned i = 1; lib->ran && lib->bytes > 0 && i < n; i++) {
-        const struct bench_result *b = &results[i];
-        if (!b->ran || b->bytes == 0 || b->seconds <= 0)
-            continue;
-        bool latency = latency_baseline(b);
-        printf("%s{\"name\":\"library/%s\",\"by\":\"%s\",\"value\":", first ? "" : ",", b->name,
-               latency ? "p50_latency" : "gbps");
-        first = false;
-        json_number(latency ? latency_us(lib, 50) / latency_us(b, 50) : gbps(lib) / gbps(b));
-        printf("}");
+    for (unsigned l = 0; l < n; l++) {
+        const struct bench_result *lib = &results[l];
+        for (unsigned i = 0; i < n; i++) {
+            const struct bench_result *b = &results[i];
+            if (!ratio_wanted(lib, b))
+                continue;
+            bool latency = latency_baseline(b);
+            printf("%s{\"name\":\"%s/%s\",\"by\":\"%s\",\"value\":", first ? "" : ",", lib->name,
+                   b->name, latency ? "p50_latency" : "gbps");
+            first = false;
+            json_number(latency ? latency_us(lib, 50) / latency_us(b, 50) : gbps(lib) / gbps(b));
+            printf("}");
+        }
     }
     printf("]");
 }
