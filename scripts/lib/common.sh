@@ -13,9 +13,11 @@ HF_SOURCE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 HF_BUILD_DIR=${HIPFILE_BUILD_DIR:-$HF_SOURCE_DIR/build}
 HF_JOBS=${HIPFILE_JOBS:-$(nproc 2>/dev/null || echo 2)}
 
-# What building and testing needs on Debian 12 (bookworm); python3 checks the tools' JSON output.
+# What building and testing needs on Debian 12 (bookworm); python3 checks the tools' JSON output
+# and the documentation's code blocks; python3-sphinx builds the documentation; clang-14 and
+# libclang-rt-14-dev (which carries libFuzzer) build the fuzz targets (scripts/test-fuzz).
 HF_PACKAGES=(cmake ninja-build gcc g++ pkg-config libconfig-dev libxml2-dev libgtest-dev
-    libamdhip64-dev liburing-dev python3)
+    libamdhip64-dev liburing-dev python3 python3-sphinx clang-14 libclang-rt-14-dev)
 
 hf_say() {
     printf '==> %s\n' "$*"
@@ -68,7 +70,10 @@ hf_build() {
     fi
     read -r -a extra <<<"${HIPFILE_CMAKE_ARGS:-}"
     hf_say "configure: $HF_BUILD_DIR ${extra[*]}"
-    cmake -S "$HF_SOURCE_DIR" -B "$HF_BUILD_DIR" "${generator[@]}" "${extra[@]}" </dev/null
+    # The cuFile compatibility library is off in CMake (it is named libcufile.so.0), but CI and
+    # these scripts build and test it; HIPFILE_CMAKE_ARGS can still turn it off.
+    cmake -S "$HF_SOURCE_DIR" -B "$HF_BUILD_DIR" "${generator[@]}" -DHIPFILE_CUFILE_COMPAT=ON \
+        "${extra[@]}" </dev/null
     hf_say "build: $HF_JOBS jobs"
     cmake --build "$HF_BUILD_DIR" --parallel "$HF_JOBS" </dev/null
 }

@@ -1,0 +1,20 @@
+# The files the documentation shows, each with the test that compiles, runs or loads it.
+# Included by docs/CMakeLists.txt, which defines the hf_doc_* functions.
+hf_doc_program(NAME first-read SOURCE snippets/first-program/first_read.c
+  ARGS ${PROJECT_SOURCE_DIR}/README.md)
+hf_doc_transcript(NAME first-program
+  COVERS snippets/first-program/first_read.c snippets/first-program/CMakeLists.txt)
+hf_doc_transcript(NAME run-from-build-tree)
+hf_doc_transcript(NAME write-a-plugin
+  COVERS snippets/plugin/mybackend.c snippets/plugin/mybackend.xml snippets/plugin/mybackend.conf
+         snippets/plugin/plugin.map)
+hf_doc_config(FILE snippets/plugin/mybackend.conf)
+hf_doc_config(FILE snippets/fallback.conf)
+hf_doc_transcript(NAME hipfile-check)
+hf_doc_transcript(NAME copy-a-file)
+hf_doc_program(NAME errors SOURCE snippets/errors.c)
+hf_doc_config(FILE snippets/only-fallback.conf)
+hf_doc_config(FILE snippets/compat-force.conf)
+hf_doc_transcript(NAME tune-selection
+  COVERS snippets/only-fallback.conf snippets/compat-force.conf)
+hf_doc_transcript(NAME hipfile-bench)
