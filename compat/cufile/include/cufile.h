@@ -31,9 +31,14 @@ extern "C" {
 #endif
 
 #ifndef CUDA_VERSION
-/** Status of a CUDA driver call; 0 (CUDA_SUCCESS) is success. Same ABI as <cuda.h>'s. */
+/**
+ * Status of a CUDA driver call; 0 (CUDA_SUCCESS) is success. Same ABI as <cuda.h>'s. Only the
+ * two ends are named here, but the enum holds every CUDA result: its range must reach 999, or a
+ * C++ program loading, say, CUDA_ERROR_OUT_OF_MEMORY (2) from it would be undefined behaviour.
+ */
 typedef enum cudaError_enum {
-    CUDA_SUCCESS = 0 /**< the call succeeded */
+    CUDA_SUCCESS = 0,        /**< the call succeeded */
+    CUDA_ERROR_UNKNOWN = 999 /**< the largest CUDA result */
 } CUresult;
 /** A CUDA stream; NULL is the legacy default stream. Same ABI as <cuda.h>'s. */
 typedef struct CUstream_st *CUstream;
