@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "common/request_check.h"
 #include "fallback.h"
 
 /* A low score: any direct path that accepts a request should win it. */
@@ -194,16 +195,8 @@ static int request_check(struct fallback *fb, const struct hf_io_request *req)
         what = "no file descriptor or no buffer";
     else if (!mem_type_is_servable(req->buf->mem_type))
         what = "memory that cannot be addressed";
-    else if (req->file_offset < 0 || req->buf_offset < 0)
-        what = "a negative offset";
-    else if (req->size > (size_t)SSIZE_MAX ||
-             (uint64_t)req->file_offset > (uint64_t)INT64_MAX - req->size)
-        what = "a size that overflows the file offset";
-    else if ((uint64_t)req->buf_offset > req->buf->length ||
-             req->size > req->buf->length - (uint64_t)req->buf_offset)
-        what = "a range past the end of the buffer";
-    else if (req->buf->base == NULL && req->size > 0)
-        what = "a NULL buffer";
+    else
+        what = hf_request_range_problem(req);
     if (what == NULL)
         return 0;
     fallback_log(fb, HF_LOG_ERROR, "rejecting a %s of %zu bytes: %s",
@@ -214,22 +207,11 @@ static int request_check(struct fallback *fb, const struct hf_io_request *req)
 /* The descriptor's access mode must allow the direction: one clear -EBADF beats a failed call. */
 static int access_check(struct fallback *fb, const struct hf_io_request *req)
 {
-    int mode = req->file->status_flags & O_ACCMODE;
-    if (req->op == HF_IO_READ && mode == O_WRONLY) {
-        fallback_log(fb, HF_LOG_ERROR, "cannot read: the file was opened write-only");
-        return -EBADF;
-    }
-    if (req->op == HF_IO_WRITE && mode == O_RDONLY) {
-        fallback_log(fb, HF_LOG_ERROR, "cannot write: the file was opened read-only");
-        return -EBADF;
-    }
-    /* Linux pwrite(2) appends under O_APPEND whatever the offset: the data would land elsewhere. */
-    if (req->op == HF_IO_WRITE && (req->file->status_flags & O_APPEND) != 0) {
-        fallback_log(fb, HF_LOG_ERROR,
-                     "cannot write at an offset: the file was opened with O_APPEND");
-        return -EINVAL;
-    }
-    return 0;
+    const char *what = NULL;
+    int rc = hf_request_access_problem(req, &what);
+    if (rc < 0)
+        fallback_log(fb, HF_LOG_ERROR, "%s", what);
+    return rc;
 }
 
 /* Reads and writes share one entry: req->op picks the direction all the way down. */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/align.h"
+#include "common/request_check.h"
 #include "fastpath.h"
 
 /* Whether the members this backend cannot do without exist in the table the core handed over. */
@@ -315,16 +316,8 @@ static int request_check(struct fastpath *fp, const struct hf_io_request *req)
     const char *what = NULL;
     if (req->file == NULL || req->file->fd < 0 || req->buf == NULL)
         what = "no file descriptor or no buffer";
-    else if (req->file_offset < 0 || req->buf_offset < 0)
-        what = "a negative offset";
-    else if (req->size > (size_t)SSIZE_MAX ||
-             (uint64_t)req->file_offset > (uint64_t)INT64_MAX - req->size)
-        what = "a size that overflows the file offset";
-    else if ((uint64_t)req->buf_offset > req->buf->length ||
-             req->size > req->buf->length - (uint64_t)req->buf_offset)
-        what = "a range past the end of the buffer";
-    else if (req->buf->base == NULL && req->size > 0)
-        what = "a NULL buffer";
+    else
+        what = hf_request_range_problem(req);
     if (what == NULL)
         return 0;
     fastpath_log(fp, HF_LOG_ERROR, "rejecting a %s of %zu bytes: %s",
@@ -335,16 +328,11 @@ static int request_check(struct fastpath *fp, const struct hf_io_request *req)
 /* The descriptor's access mode must allow the direction: one clear -EBADF beats a failed call. */
 static int access_check(struct fastpath *fp, const struct hf_io_request *req)
 {
-    int mode = req->file->status_flags & O_ACCMODE;
-    if (req->op == HF_IO_READ && mode == O_WRONLY) {
-        fastpath_log(fp, HF_LOG_ERROR, "cannot read: the file was opened write-only");
-        return -EBADF;
-    }
-    if (req->op == HF_IO_WRITE && mode == O_RDONLY) {
-        fastpath_log(fp, HF_LOG_ERROR, "cannot write: the file was opened read-only");
-        return -EBADF;
-    }
-    return 0;
+    const char *what = NULL;
+    int rc = hf_request_access_problem(req, &what);
+    if (rc < 0)
+        fastpath_log(fp, HF_LOG_ERROR, "%s", what);
+    return rc;
 }
 
 static ssize_t fastpath_transfer(void *backend, const struct hf_io_request *req)

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/request_check.h"
 #include "nvme_backend.h"
 
 /* Above the fallback's 10: a direct path that accepts a request should win it. */
@@ -215,16 +216,8 @@ static int request_check(struct nvme_passthru *np, const struct hf_io_request *r
         what = "no file, buffer or registration";
     else if (!mem_type_is_servable(req->buf->mem_type))
         what = "memory that cannot be addressed";
-    else if (req->file_offset < 0 || req->buf_offset < 0)
-        what = "a negative offset";
-    else if (req->size > (size_t)SSIZE_MAX ||
-             (uint64_t)req->file_offset > (uint64_t)INT64_MAX - req->size)
-        what = "a size that overflows the file offset";
-    else if ((uint64_t)req->buf_offset > req->buf->length ||
-             req->size > req->buf->length - (uint64_t)req->buf_offset)
-        what = "a range past the end of the buffer";
-    else if (req->buf->base == NULL && req->size > 0)
-        what = "a NULL buffer";
+    else
+        what = hf_request_range_problem(req);
     if (what == NULL)
         return 0;
     nvme_log(np, HF_LOG_ERROR, "rejecting a %s of %zu bytes: %s",
@@ -238,18 +231,11 @@ static int request_check(struct nvme_passthru *np, const struct hf_io_request *r
  */
 static int access_check(struct nvme_passthru *np, const struct hf_io_request *req)
 {
-    int mode = req->file->status_flags & O_ACCMODE;
-    if (req->op == HF_IO_READ && mode == O_WRONLY) {
-        nvme_log(np, HF_LOG_ERROR, "cannot read: the file was opened write-only");
-        return -EBADF;
-    }
-    if (req->op == HF_IO_WRITE && mode == O_RDONLY) {
-        nvme_log(np, HF_LOG_ERROR, "cannot write: the file was opened read-only");
-        return -EBADF;
-    }
-    if (req->op == HF_IO_WRITE && (req->file->status_flags & O_APPEND) != 0) {
-        nvme_log(np, HF_LOG_ERROR, "cannot write at an offset: the file was opened with O_APPEND");
-        return -EINVAL;
+    const char *what = NULL;
+    int rc = hf_request_access_problem(req, &what);
+    if (rc < 0) {
+        nvme_log(np, HF_LOG_ERROR, "%s", what);
+        return rc;
     }
     if (req->op == HF_IO_WRITE && !np->set.writes)
         return -ENODEV;
