@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <string.h>
 
+#include "common/plugin_settings.h"
 #include "fallback.h"
 
 /*
@@ -43,46 +44,6 @@
 #define INLINE_MAX_KIB_DEFAULT 1024
 #define SPLIT_THRESHOLD_KIB_DEFAULT 1024
 #define THRESHOLD_KIB_MAX (1024 * 1024)
-
-/* An integer setting: bad values are logged and replaced by the default. */
-static int64_t setting_int(const struct hf_host_api *host, const char *key, int64_t default_value,
-                           int64_t min, int64_t max, int64_t multiple)
-{
-    int64_t value;
-    int rc = host->config_int(host, key, &value);
-    if (rc == -ENOENT)
-        return default_value;
-    if (rc < 0) {
-        host->log(host, HF_LOG_WARN, "%s is not an integer; using the default %lld", key,
-                  (long long)default_value);
-        return default_value;
-    }
-    if (value < min || value > max) {
-        host->log(host, HF_LOG_WARN, "%s = %lld is outside [%lld, %lld]; using the default %lld",
-                  key, (long long)value, (long long)min, (long long)max, (long long)default_value);
-        return default_value;
-    }
-    if (value % multiple != 0) {
-        host->log(host, HF_LOG_WARN, "%s = %lld is not a multiple of %lld; using the default %lld",
-                  key, (long long)value, (long long)multiple, (long long)default_value);
-        return default_value;
-    }
-    return value;
-}
-
-static bool setting_bool(const struct hf_host_api *host, const char *key, bool default_value)
-{
-    bool value;
-    int rc = host->config_bool(host, key, &value);
-    if (rc == -ENOENT)
-        return default_value;
-    if (rc < 0) {
-        host->log(host, HF_LOG_WARN, "%s is not true or false; using the default %s", key,
-                  default_value ? "true" : "false");
-        return default_value;
-    }
-    return value;
-}
 
 static const char *const direct_io_names[] = {
     [FALLBACK_DIRECT_AUTO] = "auto",
@@ -124,35 +85,36 @@ static void settings_warn_retired(const struct hf_host_api *host)
 void hf_fallback_settings_read(const struct hf_host_api *host, struct fallback_settings *set_p)
 {
     settings_warn_retired(host);
-    int64_t chunk_kib =
-        setting_int(host, "chunk_size_kb",
-                    setting_int(host, "properties.per_buffer_cache_size_kb", CHUNK_KIB_DEFAULT,
-                                SIZE_KIB_MULTIPLE, CHUNK_KIB_MAX, SIZE_KIB_MULTIPLE),
-                    SIZE_KIB_MULTIPLE, CHUNK_KIB_MAX, SIZE_KIB_MULTIPLE);
-    int64_t slots = setting_int(host, "staging_slots_per_device", SLOTS_DEFAULT, 1, SLOTS_MAX, 1);
+    int64_t chunk_kib = hf_plugin_setting_int(
+        host, "chunk_size_kb",
+        hf_plugin_setting_int(host, "properties.per_buffer_cache_size_kb", CHUNK_KIB_DEFAULT,
+                              SIZE_KIB_MULTIPLE, CHUNK_KIB_MAX, SIZE_KIB_MULTIPLE),
+        SIZE_KIB_MULTIPLE, CHUNK_KIB_MAX, SIZE_KIB_MULTIPLE);
+    int64_t slots =
+        hf_plugin_setting_int(host, "staging_slots_per_device", SLOTS_DEFAULT, 1, SLOTS_MAX, 1);
     /* 0: follow execution.min_io_threshold_size_kb on every request. */
-    int64_t split_kib = setting_int(host, "split_threshold_kb", 0, SIZE_KIB_MULTIPLE,
-                                    THRESHOLD_KIB_MAX, SIZE_KIB_MULTIPLE);
-    int64_t inline_kib =
-        setting_int(host, "inline_max_kb", INLINE_MAX_KIB_DEFAULT, 0, THRESHOLD_KIB_MAX, 1);
+    int64_t split_kib = hf_plugin_setting_int(host, "split_threshold_kb", 0, SIZE_KIB_MULTIPLE,
+                                              THRESHOLD_KIB_MAX, SIZE_KIB_MULTIPLE);
+    int64_t inline_kib = hf_plugin_setting_int(host, "inline_max_kb", INLINE_MAX_KIB_DEFAULT, 0,
+                                               THRESHOLD_KIB_MAX, 1);
     struct fallback_settings set = {
         .chunk_size = (size_t)chunk_kib * 1024,
         .slots_per_device = (unsigned)slots,
         .split_threshold = (size_t)split_kib * 1024,
         .inline_max = (size_t)inline_kib * 1024,
         .direct_io = setting_direct_io(host),
-        .bounce_host_accessible = setting_bool(host, "bounce_host_accessible", false),
+        .bounce_host_accessible = hf_plugin_setting_bool(host, "bounce_host_accessible", false),
     };
     host->log(host, HF_LOG_INFO,
               "chunks of %lld KiB; up to %lld staging slots per GPU (2 pinned chunks each), "
               "created on first use; requests over %lld KiB split into pieces of at least %lld "
               "KiB; O_DIRECT reads %s%s",
               (long long)chunk_kib, (long long)slots, (long long)inline_kib,
-              (long long)(split_kib != 0
-                              ? split_kib
-                              : setting_int(host, "execution.min_io_threshold_size_kb",
-                                            SPLIT_THRESHOLD_KIB_DEFAULT, SIZE_KIB_MULTIPLE,
-                                            THRESHOLD_KIB_MAX, SIZE_KIB_MULTIPLE)),
+              (long long)(split_kib != 0 ? split_kib
+                                         : hf_plugin_setting_int(
+                                               host, "execution.min_io_threshold_size_kb",
+                                               SPLIT_THRESHOLD_KIB_DEFAULT, SIZE_KIB_MULTIPLE,
+                                               THRESHOLD_KIB_MAX, SIZE_KIB_MULTIPLE)),
               direct_io_names[set.direct_io],
               set.bounce_host_accessible ? "; host-accessible device memory staged" : "");
     *set_p = set;

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 
+#include "common/plugin_settings.h"
 #include "fastpath.h"
 
 /*
@@ -17,42 +18,6 @@
 #define SPLIT_THRESHOLD_KIB_DEFAULT 1024
 #define THRESHOLD_KIB_MAX (1024 * 1024)
 #define SIZE_KIB_MULTIPLE 4
-
-static int64_t setting_int(const struct hf_host_api *host, const char *key, int64_t default_value,
-                           int64_t min, int64_t max, int64_t multiple)
-{
-    int64_t value;
-    int rc = host->config_int(host, key, &value);
-    if (rc == -ENOENT)
-        return default_value;
-    if (rc < 0) {
-        host->log(host, HF_LOG_WARN, "%s is not an integer; using the default %lld", key,
-                  (long long)default_value);
-        return default_value;
-    }
-    if (value < min || value > max || value % multiple != 0) {
-        host->log(host, HF_LOG_WARN,
-                  "%s = %lld is not a multiple of %lld in [%lld, %lld]; using the default %lld",
-                  key, (long long)value, (long long)multiple, (long long)min, (long long)max,
-                  (long long)default_value);
-        return default_value;
-    }
-    return value;
-}
-
-static bool setting_bool(const struct hf_host_api *host, const char *key, bool default_value)
-{
-    bool value;
-    int rc = host->config_bool(host, key, &value);
-    if (rc == -ENOENT)
-        return default_value;
-    if (rc < 0) {
-        host->log(host, HF_LOG_WARN, "%s is not true or false; using the default %s", key,
-                  default_value ? "true" : "false");
-        return default_value;
-    }
-    return value;
-}
 
 static const char *setting_string(const struct hf_host_api *host, const char *key,
                                   const char *default_value)
@@ -71,15 +36,16 @@ static const char *setting_string(const struct hf_host_api *host, const char *ke
 
 void hf_fastpath_settings_read(const struct hf_host_api *host, struct fastpath_settings *set_p)
 {
-    int64_t inline_kib =
-        setting_int(host, "inline_max_kb", INLINE_MAX_KIB_DEFAULT, 0, THRESHOLD_KIB_MAX, 1);
-    int64_t split_kib = setting_int(host, "split_threshold_kb", SPLIT_THRESHOLD_KIB_DEFAULT,
-                                    SIZE_KIB_MULTIPLE, THRESHOLD_KIB_MAX, SIZE_KIB_MULTIPLE);
+    int64_t inline_kib = hf_plugin_setting_int(host, "inline_max_kb", INLINE_MAX_KIB_DEFAULT, 0,
+                                               THRESHOLD_KIB_MAX, 1);
+    int64_t split_kib =
+        hf_plugin_setting_int(host, "split_threshold_kb", SPLIT_THRESHOLD_KIB_DEFAULT,
+                              SIZE_KIB_MULTIPLE, THRESHOLD_KIB_MAX, SIZE_KIB_MULTIPLE);
     struct fastpath_settings set = {
-        .ais = setting_bool(host, "ais", true),
-        .coherent = setting_bool(host, "coherent", true),
-        .gds = setting_bool(host, "gds", false),
-        .unsupported_file_systems = setting_bool(host, "unsupported_file_systems", false),
+        .ais = hf_plugin_setting_bool(host, "ais", true),
+        .coherent = hf_plugin_setting_bool(host, "coherent", true),
+        .gds = hf_plugin_setting_bool(host, "gds", false),
+        .unsupported_file_systems = hf_plugin_setting_bool(host, "unsupported_file_systems", false),
         .gds_library = setting_string(host, "gds_library", "libcufile.so.0"),
         .split_threshold = (size_t)split_kib * 1024,
         .inline_max = (size_t)inline_kib * 1024,

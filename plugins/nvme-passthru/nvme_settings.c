@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "common/plugin_settings.h"
 #include "nvme_backend.h"
 
 /*
@@ -25,38 +26,6 @@
 
 #define SLOTS_DEFAULT 4
 #define SLOTS_MAX 256
-
-static int64_t setting_int(const struct hf_host_api *host, const char *key, int64_t default_value,
-                           int64_t min, int64_t max, int64_t multiple)
-{
-    int64_t value;
-    int rc = host->config_int(host, key, &value);
-    if (rc == -ENOENT)
-        return default_value;
-    if (rc < 0 || value < min || value > max || value % multiple != 0) {
-        host->log(host, HF_LOG_WARN,
-                  "%s must be an integer in [%lld, %lld], a multiple of %lld; using the default "
-                  "%lld",
-                  key, (long long)min, (long long)max, (long long)multiple,
-                  (long long)default_value);
-        return default_value;
-    }
-    return value;
-}
-
-static bool setting_bool(const struct hf_host_api *host, const char *key, bool default_value)
-{
-    bool value;
-    int rc = host->config_bool(host, key, &value);
-    if (rc == -ENOENT)
-        return default_value;
-    if (rc < 0) {
-        host->log(host, HF_LOG_WARN, "%s is not true or false; using the default %s", key,
-                  default_value ? "true" : "false");
-        return default_value;
-    }
-    return value;
-}
 
 static const char *const mechanism_names[] = {
     [NVME_MECH_AUTO] = "auto",
@@ -88,15 +57,16 @@ const char *hf_nvme_mechanism_name(int mechanism)
 void hf_nvme_settings_read(const struct hf_host_api *host, struct nvme_settings *set_p)
 {
     struct nvme_settings set = {
-        .writes = setting_bool(host, "writes", false),
+        .writes = hf_plugin_setting_bool(host, "writes", false),
         .mechanism = setting_mechanism(host),
-        .queue_depth =
-            (unsigned)setting_int(host, "queue_depth", QUEUE_DEPTH_DEFAULT, 1, QUEUE_DEPTH_MAX, 1),
-        .chunk_size = (size_t)setting_int(host, "chunk_size_kb", CHUNK_KIB_DEFAULT, CHUNK_KIB_MIN,
+        .queue_depth = (unsigned)hf_plugin_setting_int(host, "queue_depth", QUEUE_DEPTH_DEFAULT, 1,
+                                                       QUEUE_DEPTH_MAX, 1),
+        .chunk_size =
+            (size_t)hf_plugin_setting_int(host, "chunk_size_kb", CHUNK_KIB_DEFAULT, CHUNK_KIB_MIN,
                                           CHUNK_KIB_MAX, CHUNK_KIB_MULTIPLE) *
-                      1024,
-        .slots_per_device =
-            (unsigned)setting_int(host, "staging_slots_per_device", SLOTS_DEFAULT, 1, SLOTS_MAX, 1),
+            1024,
+        .slots_per_device = (unsigned)hf_plugin_setting_int(host, "staging_slots_per_device",
+                                                            SLOTS_DEFAULT, 1, SLOTS_MAX, 1),
     };
     *set_p = set;
 }
