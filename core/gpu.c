@@ -7,13 +7,16 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "log.h"
 
@@ -25,6 +28,11 @@
 #define HIP_HOST_MALLOC_DEFAULT 0x0u
 #define HIP_ERROR_NOT_SUPPORTED 801
 #define HIP_GET_PROC_ADDRESS_DEFAULT 0x0u
+#define HIP_HOST_REGISTER_PORTABLE 0x1u
+/* hipDeviceAttributePciBusId, PciDeviceId and PciDomainID, alike in HIP 5.2 and ROCm 6/7. */
+#define HIP_ATTRIBUTE_PCI_BUS_ID 67
+#define HIP_ATTRIBUTE_PCI_DEVICE_ID 68
+#define HIP_ATTRIBUTE_PCI_DOMAIN_ID 69
 
 /*
  * hipDeviceAttribute_t numbers of the attributes backends may ask for. HIP 5.2 and every ROCm 6/7
@@ -40,6 +48,9 @@ static const int hip_attribute_numbers[] = {
     [HF_GPU_ATTR_PAGEABLE_MEMORY_ACCESS] = 65,
     /* hipDeviceAttributePageableMemoryAccessUsesHostPageTables */
     [HF_GPU_ATTR_PAGEABLE_USES_HOST_PAGE_TABLES] = 66,
+    /* hipDeviceAttributeHostNumaId (ROCm 7; CUDA's HOST_NUMA_ID in our CUDA provider). Runtimes
+     * that predate it refuse it, and the node then comes from the PCI bus (gpu_host_numa_node). */
+    [HF_GPU_ATTR_HOST_NUMA_NODE] = 92,
 };
 
 /* hipMemoryType before ROCm 6.0. */
@@ -129,6 +140,8 @@ static const struct gpu_symbol gpu_symbols[] = {
     GPU_SYMBOL("hipEventDestroy", event_destroy, false),
     GPU_SYMBOL("hipDeviceGetAttribute", device_get_attribute, false),
     GPU_SYMBOL("hipStreamGetDevice", stream_get_device, false),
+    GPU_SYMBOL("hipHostRegister", host_register, false),
+    GPU_SYMBOL("hipHostUnregister", host_unregister, false),
 };
 
 /* dlsym hands back data pointers; storing them as function pointers relies on POSIX's guarantee. */
@@ -280,8 +293,67 @@ static const char *gpu_error_string(int err)
     return runtime_error_name(&bound_runtime, err);
 }
 
+/*
+ * The kernel's word on the NUMA node of PCI function DDDD:BB:DD.0, which is every GPU's first
+ * function: -1 when the file says so (no NUMA, or firmware without proximity data) or cannot be
+ * read (no sysfs in a container), which both mean "unknown".
+ */
+static int pci_numa_node(int domain, int bus, int slot)
+{
+    char path[96];
+    snprintf(path, sizeof(path), "/sys/bus/pci/devices/%04x:%02x:%02x.0/numa_node",
+             (unsigned)domain & 0xffffu, (unsigned)bus & 0xffu, (unsigned)slot & 0x1fu);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    char text[16];
+    ssize_t n = read(fd, text, sizeof(text) - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    text[n] = '\0';
+    char *end;
+    long node = strtol(text, &end, 10);
+    if (end == text || node < -1 || node > INT_MAX)
+        return -1;
+    return (int)node;
+}
+
+/*
+ * The runtime's own answer first (hipDeviceAttributeHostNumaId); runtimes that predate it give the
+ * device's PCI address instead, and sysfs knows the node of every PCI device. The host provider's
+ * PCI numbers are made up, so its answer (HIP_HOST_DEVICE_NUMA) is the only one taken from it.
+ */
+static int gpu_host_numa_node(int device, int *node_p)
+{
+    const struct hf_gpu_runtime *rt = &bound_runtime;
+    if (rt->device_get_attribute == NULL)
+        return HIP_ERROR_NOT_SUPPORTED;
+    int node = -1;
+    int err =
+        rt->device_get_attribute(&node, hip_attribute_numbers[HF_GPU_ATTR_HOST_NUMA_NODE], device);
+    if (err == HIP_SUCCESS) {
+        *node_p = node < -1 ? -1 : node;
+        return HIP_SUCCESS;
+    }
+    if (rt->host_emulated)
+        return err;
+    int domain = 0, bus = 0, slot = 0;
+    err = rt->device_get_attribute(&domain, HIP_ATTRIBUTE_PCI_DOMAIN_ID, device);
+    if (err == HIP_SUCCESS)
+        err = rt->device_get_attribute(&bus, HIP_ATTRIBUTE_PCI_BUS_ID, device);
+    if (err == HIP_SUCCESS)
+        err = rt->device_get_attribute(&slot, HIP_ATTRIBUTE_PCI_DEVICE_ID, device);
+    if (err != HIP_SUCCESS)
+        return err;
+    *node_p = pci_numa_node(domain, bus, slot);
+    return HIP_SUCCESS;
+}
+
 static int gpu_device_attribute(int device, int attr, int *value_p)
 {
+    if (value_p != NULL && attr == HF_GPU_ATTR_HOST_NUMA_NODE)
+        return gpu_host_numa_node(device, value_p);
     if (value_p == NULL || attr <= 0 ||
         (size_t)attr >= sizeof(hip_attribute_numbers) / sizeof(hip_attribute_numbers[0]) ||
         hip_attribute_numbers[attr] == 0)
@@ -289,6 +361,21 @@ static int gpu_device_attribute(int device, int attr, int *value_p)
     if (bound_runtime.device_get_attribute == NULL)
         return HIP_ERROR_NOT_SUPPORTED;
     return bound_runtime.device_get_attribute(value_p, hip_attribute_numbers[attr], device);
+}
+
+/* Portable: a staging buffer registered while one GPU is current may be copied with any other. */
+static int gpu_host_register(void *ptr, size_t size)
+{
+    if (bound_runtime.host_register == NULL)
+        return HIP_ERROR_NOT_SUPPORTED;
+    return bound_runtime.host_register(ptr, size, HIP_HOST_REGISTER_PORTABLE);
+}
+
+static int gpu_host_unregister(void *ptr)
+{
+    if (bound_runtime.host_unregister == NULL)
+        return HIP_ERROR_NOT_SUPPORTED;
+    return bound_runtime.host_unregister(ptr);
 }
 
 /* AMD's own hipFile asks at the running runtime's version; so do we. */
@@ -453,6 +540,8 @@ static void runtime_commit(const struct hf_gpu_runtime *rt, const char *name, co
         .error_string = gpu_error_string,
         .device_attribute = gpu_device_attribute,
         .get_proc_address = gpu_get_proc_address,
+        .host_register = rt->host_register != NULL ? gpu_host_register : NULL,
+        .host_unregister = rt->host_unregister != NULL ? gpu_host_unregister : NULL,
     };
     Dl_info where;
     const char *file = "?";

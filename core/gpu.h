@@ -77,8 +77,12 @@ struct hf_gpu_runtime {
     int (*event_destroy)(void *event);                              /**< hipEventDestroy */
     /** hipDeviceGetAttribute (attribute numbering of the running runtime) */
     int (*device_get_attribute)(int *value_p, int attribute, int device);
-    /** hipStreamGetDevice (newer ROCm; absent from HIP 5.2 and from our providers) */
+    /** hipStreamGetDevice (newer ROCm and our providers; absent from HIP 5.2) */
     int (*stream_get_device)(void *stream, int *device_p);
+    /** hipHostRegister */
+    int (*host_register)(void *ptr, size_t size, unsigned flags);
+    /** hipHostUnregister */
+    int (*host_unregister)(void *ptr);
 };
 
 /**

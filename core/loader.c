@@ -36,6 +36,12 @@ static const size_t ops_size_for_minor[] = {
     [1] = offsetof(struct hf_backend_ops, write) + sizeof(((struct hf_backend_ops *)0)->write),
     /* Minor 2 added GPU device attributes and hipGetProcAddress to the host side only. */
     [2] = offsetof(struct hf_backend_ops, write) + sizeof(((struct hf_backend_ops *)0)->write),
+    /*
+     * Minor 3 added the host NUMA node attribute and host registration to the GPU table, and the
+     * optional submit_many to ops tables.
+     */
+    [3] = offsetof(struct hf_backend_ops, submit_many) +
+          sizeof(((struct hf_backend_ops *)0)->submit_many),
 };
 _Static_assert(sizeof(ops_size_for_minor) / sizeof(ops_size_for_minor[0]) ==
                    HF_BACKEND_ABI_MINOR + 1,

@@ -36,7 +36,7 @@ extern "C" {
 /** ABI major implemented by this header; also the suffix of the entry symbol. */
 #define HF_BACKEND_ABI_MAJOR 1u
 /** ABI minor implemented by this header. */
-#define HF_BACKEND_ABI_MINOR 2u
+#define HF_BACKEND_ABI_MINOR 3u
 /** Name of the one symbol a plugin exports. */
 #define HF_BACKEND_ENTRY_SYMBOL "hf_backend_entry_v1"
 
@@ -144,6 +144,11 @@ enum hf_gpu_attr {
     HF_GPU_ATTR_PAGEABLE_MEMORY_ACCESS = 3,
     /** 1: the GPU accesses pageable host memory through the host's own page tables. */
     HF_GPU_ATTR_PAGEABLE_USES_HOST_PAGE_TABLES = 4,
+    /**
+     * Since ABI minor 3: the NUMA node of the host memory nearest the GPU, -1 when the platform
+     * does not say (no NUMA, or a runtime and bus that cannot tell).
+     */
+    HF_GPU_ATTR_HOST_NUMA_NODE = 5,
 };
 
 /** Pointer facts as the core's GPU layer normalises them. */
@@ -198,6 +203,13 @@ struct hf_gpu_ops {
      * no hipGetProcAddress at all.
      */
     int (*get_proc_address)(const char *symbol, void **fn_p);
+    /**
+     * Since ABI minor 3: page-lock @p size bytes of ordinary host memory at @p ptr (page aligned)
+     * for async copies with every GPU (hipHostRegister, portable). NULL when the runtime lacks it.
+     */
+    int (*host_register)(void *ptr, size_t size);
+    /** Since ABI minor 3: undo host_register before the memory is unmapped. */
+    int (*host_unregister)(void *ptr);
 };
 
 /** System calls a backend makes, replaceable by tests to inject faults. */
@@ -281,6 +293,14 @@ struct hf_backend_ops {
     ssize_t (*read)(void *backend, const struct hf_io_request *req);
     /** Write: bytes moved or -errno. Mandatory with HF_CAP_WRITE. */
     ssize_t (*write)(void *backend, const struct hf_io_request *req);
+    /**
+     * Optional, since ABI minor 3: serve @p n independent requests at once (entries of one batch),
+     * results[i] being what read or write would return for reqs[i]. The core passes only requests
+     * this backend ranked first for, so it may overlap one request's file I/O with another's GPU
+     * copy. A retryable errno in results[i] sends reqs[i] down the selector's chain as usual.
+     */
+    void (*submit_many)(void *backend, const struct hf_io_request *const *reqs, unsigned n,
+                        ssize_t *results);
 };
 
 /**

@@ -42,7 +42,19 @@ typedef enum hipDriverProcAddressQueryResult {
 hipError_t hipGetProcAddress(const char *symbol, void **pfn, int hipVersion, uint64_t flags,
                              hipDriverProcAddressQueryResult *symbolStatus);
 #endif
+
+/**
+ * The device @p stream belongs to (ROCm's signature; the HIP 5.2 header does not declare it). The
+ * null stream and hipStreamPerThread belong to the calling thread's current device.
+ */
+hipError_t hipStreamGetDevice(hipStream_t stream, hipDevice_t *device);
 #pragma GCC visibility pop
+
+/**
+ * hipDeviceAttributeHostNumaId as ROCm 7 numbers it (the HIP 5.2 enumeration ends before it): the
+ * NUMA node of the host memory nearest the device, -1 when the platform does not say.
+ */
+#define HF_RT_ATTRIBUTE_HOST_NUMA_ID ((hipDeviceAttribute_t)92)
 
 /** HIP_VERSION in the "major * 100 + minor" form hipGetProcAddress takes as hipVersion. */
 #define HF_RT_PROC_VERSION (HIP_VERSION_MAJOR * 100 + HIP_VERSION_MINOR)

@@ -85,6 +85,8 @@ enum {
 /** CUdevice_attribute values the provider reads directly. */
 enum {
     HF_CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1 = 92,
+    /** CUDA 12.2: NUMA node of the host memory nearest the device, -1 without NUMA. */
+    HF_CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID = 134,
 };
 
 /**
@@ -141,6 +143,8 @@ struct hf_cuda_api {
     CUresult (*EventElapsedTime)(float *ms, CUevent start, CUevent end);
     CUresult (*EventDestroy)(CUevent event);
     int stream_memops_v2; /**< the CUDA 11.7+ _v2 stream memory operations were found */
+    /** Optional (NULL when the driver lacks it): cuStreamGetCtx (CUDA 9.2). */
+    CUresult (*StreamGetCtx)(CUstream stream, CUcontext *pctx);
 };
 
 /** The resolved driver; valid once hf_cuda_enter or hf_cuda_init returned hipSuccess. */
@@ -163,6 +167,11 @@ hipError_t hf_cuda_select(int device);
 int hf_cuda_device_count(void);
 /** The calling thread's current device ordinal. */
 int hf_cuda_current_device(void);
+/**
+ * The ordinal whose primary context is @p ctx, or -1 when @p ctx is no primary context this
+ * provider has made current (a context the program created with the driver API itself).
+ */
+int hf_cuda_context_device(CUcontext ctx);
 /** Map a CUresult to the closest hipError_t. */
 hipError_t hf_cuda_error(CUresult rc);
 

@@ -192,6 +192,9 @@ hipError_t hipDeviceGetAttribute(int *pi, hipDeviceAttribute_t attr, int deviceI
             *pi = bytes > INT_MAX ? INT_MAX : (int)bytes;
         return hf_rt_result(err);
     }
+    /* CUDA 12.2 and later answer it; the core asks sysfs about older drivers' devices. */
+    if (attr == HF_RT_ATTRIBUTE_HOST_NUMA_ID)
+        return hf_rt_result(cuda_attribute(HF_CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID, deviceId, pi));
     if (attr == hipDeviceAttributeCanUseStreamWaitValue) {
         if (hf_cu.stream_memops_v2) {
             *pi = 1;

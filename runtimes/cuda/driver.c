@@ -103,6 +103,8 @@ static int symbols_resolve(void *lib)
         *s->slot = fn;
     }
     hf_cu.stream_memops_v2 = dlsym(lib, "cuStreamWaitValue32_v2") != NULL;
+    /* Only hipStreamGetDevice needs it; a driver without it answers that one call with an error. */
+    *(void **)&hf_cu.StreamGetCtx = dlsym(lib, "cuStreamGetCtx");
     return 0;
 }
 
@@ -208,6 +210,21 @@ hipError_t hf_cuda_select(int device)
     if (err == hipSuccess)
         current_device = device;
     return err;
+}
+
+int hf_cuda_context_device(CUcontext ctx)
+{
+    int device = -1;
+
+    pthread_mutex_lock(&context_lock);
+    for (int i = 0; i < device_count && ctx != NULL; i++) {
+        if (primary_contexts[i] == ctx) {
+            device = i;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&context_lock);
+    return device;
 }
 
 hipError_t hf_cuda_error(CUresult rc)

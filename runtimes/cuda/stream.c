@@ -77,6 +77,37 @@ hipError_t hipStreamGetFlags(hipStream_t stream, unsigned int *flags)
     CUDA_CALL(hf_cu.StreamGetFlags(custream(stream), flags));
 }
 
+/*
+ * A stream belongs to the context it was created in; every stream this provider creates is in a
+ * device's primary context, so the context names the device.
+ */
+hipError_t hipStreamGetDevice(hipStream_t stream, hipDevice_t *device)
+{
+    CUcontext ctx = NULL;
+    hipError_t err;
+    int ordinal;
+
+    if (device == NULL)
+        return hf_rt_result(hipErrorInvalidValue);
+    err = hf_cuda_enter();
+    if (err != hipSuccess)
+        return hf_rt_result(err);
+    if (stream == NULL || stream == hipStreamPerThread) {
+        *device = hf_cuda_current_device();
+        return hipSuccess;
+    }
+    if (hf_cu.StreamGetCtx == NULL)
+        return hf_rt_result(hipErrorNotSupported);
+    err = hf_cuda_error(hf_cu.StreamGetCtx(custream(stream), &ctx));
+    if (err != hipSuccess)
+        return hf_rt_result(err);
+    ordinal = hf_cuda_context_device(ctx);
+    if (ordinal < 0)
+        return hf_rt_result(hipErrorInvalidHandle);
+    *device = ordinal;
+    return hipSuccess;
+}
+
 hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int flags)
 {
     if (flags != 0)

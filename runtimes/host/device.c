@@ -1,6 +1,7 @@
 /*
- * Emulated devices of the host provider: how many there are (HIP_HOST_DEVICE_COUNT), the calling
- * thread's current device, versions, attributes, properties and memory accounting.
+ * Emulated devices of the host provider: how many there are (HIP_HOST_DEVICE_COUNT), the NUMA node
+ * each says it is near (HIP_HOST_DEVICE_NUMA), the calling thread's current device, versions,
+ * attributes, properties and memory accounting.
  */
 #include <errno.h>
 #include <limits.h>
@@ -16,10 +17,11 @@ const char hf_rt_provider_name[] = "hip-host";
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static int device_count = 1;
+static int device_numa_node[HF_HOST_MAX_DEVICES];
 static atomic_llong device_allocated[HF_HOST_MAX_DEVICES];
 static _Thread_local int current_device;
 
-static void host_init_once(void)
+static void device_count_read(void)
 {
     const char *text = secure_getenv("HIP_HOST_DEVICE_COUNT");
     char *end;
@@ -35,6 +37,51 @@ static void host_init_once(void)
         return;
     }
     device_count = (int)n;
+}
+
+/*
+ * HIP_HOST_DEVICE_NUMA: a comma-separated node per device, in device order ("0,0,1,1"); -1 or a
+ * missing entry means the platform does not say, as on a machine without NUMA. It lets tests give
+ * emulated devices the placement a multi-socket GPU server has. Nothing is taken from a malformed
+ * list, so a typo never places memory on a node nobody asked for.
+ */
+static void device_numa_read(void)
+{
+    const char *text = secure_getenv("HIP_HOST_DEVICE_NUMA");
+    int nodes[HF_HOST_MAX_DEVICES];
+    const char *at = text;
+    int count = 0;
+
+    for (int i = 0; i < HF_HOST_MAX_DEVICES; i++)
+        device_numa_node[i] = -1;
+    if (text == NULL || text[0] == '\0')
+        return;
+    for (;;) {
+        char *end;
+        long node;
+
+        errno = 0;
+        node = strtol(at, &end, 10);
+        if (errno != 0 || end == at || node < -1 || node > INT_MAX ||
+            count == HF_HOST_MAX_DEVICES || (*end != ',' && *end != '\0')) {
+            hf_rt_warn("HIP_HOST_DEVICE_NUMA=\"%s\" is not a list of up to %d node numbers "
+                       "(-1 for none); no device reports a node",
+                       text, HF_HOST_MAX_DEVICES);
+            return;
+        }
+        nodes[count++] = (int)node;
+        if (*end == '\0')
+            break;
+        at = end + 1;
+    }
+    for (int i = 0; i < count; i++)
+        device_numa_node[i] = nodes[i];
+}
+
+static void host_init_once(void)
+{
+    device_count_read();
+    device_numa_read();
 }
 
 void hf_host_init(void)
@@ -246,6 +293,11 @@ hipError_t hipDeviceGetAttribute(int *pi, hipDeviceAttribute_t attr, int deviceI
         return hf_rt_result(hipErrorInvalidValue);
     if (!device_valid(deviceId))
         return hf_rt_result(hipErrorInvalidDevice);
+    /* Outside the HIP 5.2 enumeration, so not a case of attribute_value's switch. */
+    if (attr == HF_RT_ATTRIBUTE_HOST_NUMA_ID) {
+        *pi = device_numa_node[deviceId];
+        return hipSuccess;
+    }
     if (attribute_value(attr, deviceId, &value) != 0)
         return hf_rt_result(hipErrorInvalidValue);
     *pi = value;

@@ -430,6 +430,26 @@ hipError_t hipStreamGetFlags(hipStream_t stream, unsigned int *flags)
     return hipSuccess;
 }
 
+hipError_t hipStreamGetDevice(hipStream_t stream, hipDevice_t *device)
+{
+    struct ihipStream_t *s;
+    hipError_t err;
+
+    if (device == NULL)
+        return hf_rt_result(hipErrorInvalidValue);
+    hf_host_init();
+    if (stream == NULL || stream == hipStreamPerThread) {
+        *device = hf_host_current_device();
+        return hipSuccess;
+    }
+    err = stream_acquire(stream, &s);
+    if (err != hipSuccess)
+        return hf_rt_result(err);
+    *device = s->device;
+    stream_release(s);
+    return hipSuccess;
+}
+
 hipError_t hipLaunchHostFunc(hipStream_t stream, hipHostFn_t fn, void *userData)
 {
     if (fn == NULL)

@@ -379,7 +379,7 @@ PIN_VALUE(HIPFILE_STREAM_FLAGS_MASK, 0xf);
 
 PIN_VALUE(HF_BACKEND_MAGIC, 0x48464245u);
 PIN_VALUE(HF_BACKEND_ABI_MAJOR, 1u);
-static_assert(HF_BACKEND_ABI_MINOR == 2u,
+static_assert(HF_BACKEND_ABI_MINOR == 3u,
               "the plugin ABI minor changed: update the size pins below for the new minor");
 PIN_VALUE(HF_EGPU, 4096);
 
@@ -449,7 +449,7 @@ PIN_OFFSET(struct hf_gpu_pointer_info, alloc_base, 8);
 PIN_OFFSET(struct hf_gpu_pointer_info, alloc_size, 16);
 PIN_OFFSET(struct hf_gpu_pointer_info, host_accessible, 24);
 
-PIN_SIZE(struct hf_gpu_ops, 136);
+PIN_SIZE(struct hf_gpu_ops, 152);
 PIN_OFFSET(struct hf_gpu_ops, struct_size, 0);
 PIN_OFFSET(struct hf_gpu_ops, name, 8);
 PIN_OFFSET(struct hf_gpu_ops, runtime_version, 16);
@@ -467,10 +467,13 @@ PIN_OFFSET(struct hf_gpu_ops, stream_synchronize, 104);
 PIN_OFFSET(struct hf_gpu_ops, error_string, 112);
 PIN_OFFSET(struct hf_gpu_ops, device_attribute, 120);
 PIN_OFFSET(struct hf_gpu_ops, get_proc_address, 128);
+PIN_OFFSET(struct hf_gpu_ops, host_register, 136);
+PIN_OFFSET(struct hf_gpu_ops, host_unregister, 144);
 PIN_VALUE(HF_GPU_ATTR_INTEGRATED, 1);
 PIN_VALUE(HF_GPU_ATTR_HOST_NATIVE_ATOMICS, 2);
 PIN_VALUE(HF_GPU_ATTR_PAGEABLE_MEMORY_ACCESS, 3);
 PIN_VALUE(HF_GPU_ATTR_PAGEABLE_USES_HOST_PAGE_TABLES, 4);
+PIN_VALUE(HF_GPU_ATTR_HOST_NUMA_NODE, 5);
 
 PIN_SIZE(struct hf_sys_ops, 56);
 PIN_OFFSET(struct hf_sys_ops, struct_size, 0);
@@ -494,7 +497,7 @@ PIN_OFFSET(struct hf_host_api, sys, 56);
 PIN_OFFSET(struct hf_host_api, parallel_run, 64);   // minor 1
 PIN_OFFSET(struct hf_host_api, parallel_width, 72); // minor 1
 
-PIN_SIZE(struct hf_backend_ops, 112);
+PIN_SIZE(struct hf_backend_ops, 120);
 PIN_OFFSET(struct hf_backend_ops, magic, 0);
 PIN_OFFSET(struct hf_backend_ops, abi_major, 4);
 PIN_OFFSET(struct hf_backend_ops, abi_minor, 8);
@@ -511,6 +514,7 @@ PIN_OFFSET(struct hf_backend_ops, buf_deregister, 80);
 PIN_OFFSET(struct hf_backend_ops, score, 88);
 PIN_OFFSET(struct hf_backend_ops, read, 96);
 PIN_OFFSET(struct hf_backend_ops, write, 104);
+PIN_OFFSET(struct hf_backend_ops, submit_many, 112);
 
 static_assert(std::is_same<hf_backend_entry_fn, decltype(&hf_backend_entry_v1)>::value,
               "hf_backend_entry_fn matches the declared entry point");
