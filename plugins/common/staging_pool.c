@@ -1,18 +1,31 @@
 /*
  * The staging-slot pool: a free list of slots (two pinned buffers, two streams) guarded by one
  * mutex, a condition variable for takers waiting on a full pool, and lazy creation so a process
- * that never moves device memory never pins any or creates a stream.
+ * that never moves device memory never pins any or creates a stream. Also where staging memory is
+ * placed on the NUMA node of its GPU.
  */
 #include "common/staging_pool.h"
 
 #include <errno.h>
+#include <linux/mempolicy.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* Node masks handed to the kernel: room for more nodes than any machine we know of has. */
+#define NODE_MASK_BITS 1024
+#define BITS_PER_WORD (8 * sizeof(unsigned long))
+#define NODE_MASK_WORDS (NODE_MASK_BITS / BITS_PER_WORD)
 
 struct hf_staging_pool {
     const struct hf_host_api *host;
     size_t buffer_size;
     int device;
+    atomic_int numa_node;      /* node buffers are bound to, -1 for none; dropped after a failure */
     unsigned limit;            /* most slots that may exist; lowered when the runtime runs out */
     hf_staging_bound_fn bound; /* the moving bound below limit, or NULL */
     void *bound_ctx;
@@ -22,6 +35,145 @@ struct hf_staging_pool {
     pthread_mutex_t lock;
     pthread_cond_t given_back;
 };
+
+/* Whether the core's GPU table has the members NUMA placement needs (ABI minor 3). */
+static bool host_can_place(const struct hf_host_api *host)
+{
+    const struct hf_gpu_ops *gpu = host->gpu;
+    return host->abi_minor >= 3 &&
+           gpu->struct_size >=
+               offsetof(struct hf_gpu_ops, host_unregister) + sizeof(gpu->host_unregister) &&
+           gpu->device_attribute != NULL && gpu->host_register != NULL &&
+           gpu->host_unregister != NULL;
+}
+
+/* The memory nodes this process may allocate from (cpuset and all), as a count and a mask. */
+static int mems_allowed(unsigned long mask[NODE_MASK_WORDS])
+{
+    memset(mask, 0, NODE_MASK_WORDS * sizeof(mask[0]));
+    if (syscall(SYS_get_mempolicy, NULL, mask, (unsigned long)NODE_MASK_BITS, NULL,
+                (unsigned long)MPOL_F_MEMS_ALLOWED) != 0)
+        return -errno;
+    int count = 0;
+    for (size_t i = 0; i < NODE_MASK_WORDS; i++)
+        count += __builtin_popcountl(mask[i]);
+    return count;
+}
+
+/*
+ * Where a new pool for @p device puts its buffers. Placement only pays where there is a choice:
+ * with a single memory node (or a kernel without NUMA) the pool allocates as it always has.
+ */
+static int pool_numa_node(const struct hf_host_api *host, int device)
+{
+    if (device < 0 || !host_can_place(host))
+        return -1;
+    int node = -1;
+    if (host->gpu->device_attribute(device, HF_GPU_ATTR_HOST_NUMA_NODE, &node) != 0 || node < 0)
+        return -1;
+    unsigned long mask[NODE_MASK_WORDS];
+    int nodes = mems_allowed(mask);
+    if (nodes <= 1)
+        return -1;
+    if (node >= NODE_MASK_BITS || !(mask[node / BITS_PER_WORD] & (1ul << (node % BITS_PER_WORD)))) {
+        host->log(host, HF_LOG_INFO,
+                  "staging pool (GPU %d): NUMA node %d is not one this process may use; "
+                  "leaving placement to the runtime",
+                  device, node);
+        return -1;
+    }
+    host->log(host, HF_LOG_INFO, "staging pool (GPU %d): buffers go on NUMA node %d", device, node);
+    return node;
+}
+
+static size_t page_round(size_t size)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    return (size + page - 1) & ~(page - 1);
+}
+
+/*
+ * Bind a fresh mapping to @p node, fault every page in there, then pin it. Registering our own
+ * mapping works alike with every runtime; hipHostMalloc has no portable way to name a node
+ * (AMD's hipHostMallocNumaUser follows the thread's policy, cuMemHostAlloc documents none).
+ * Returns 0, or the step that failed in *what_p with -errno or the runtime's error.
+ */
+static int buffer_alloc_on_node(const struct hf_host_api *host, size_t size, int node, void **ptr_p,
+                                const char **what_p)
+{
+    size_t mapped = page_round(size);
+    void *ptr = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (ptr == MAP_FAILED) {
+        *what_p = "map";
+        return -errno;
+    }
+    unsigned long mask[NODE_MASK_WORDS] = {0};
+    mask[node / BITS_PER_WORD] = 1ul << (node % BITS_PER_WORD);
+    /* The kernel reads maxnode - 1 bits (the historical off-by-one every caller allows for). */
+    if (syscall(SYS_mbind, ptr, mapped, (unsigned long)MPOL_PREFERRED, mask,
+                (unsigned long)NODE_MASK_BITS + 1, 0ul) != 0) {
+        int err = -errno;
+        munmap(ptr, mapped);
+        *what_p = "bind";
+        return err;
+    }
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    for (size_t at = 0; at < mapped; at += page)
+        ((volatile char *)ptr)[at] = 0;
+    int err = host->gpu->host_register(ptr, mapped);
+    if (err != 0) {
+        munmap(ptr, mapped);
+        *what_p = "register";
+        return err;
+    }
+    *ptr_p = ptr;
+    return 0;
+}
+
+int hf_staging_buffer_alloc(const struct hf_host_api *host, size_t size, int numa_node,
+                            void **ptr_p, int *bound_node_p)
+{
+    if (numa_node >= 0 && numa_node < NODE_MASK_BITS && host_can_place(host)) {
+        const char *what = "place";
+        int err = buffer_alloc_on_node(host, size, numa_node, ptr_p, &what);
+        if (err == 0) {
+            *bound_node_p = numa_node;
+            return 0;
+        }
+        host->log(host, HF_LOG_WARN,
+                  "staging buffer: cannot %s %zu bytes on NUMA node %d (%s %d); pinning them "
+                  "wherever the runtime chooses",
+                  what, size, numa_node, err < 0 ? strerror(-err) : host->gpu->error_string(err),
+                  err < 0 ? -err : err);
+    }
+    int err = host->gpu->host_alloc_pinned(ptr_p, size);
+    if (err == 0)
+        *bound_node_p = -1;
+    return err;
+}
+
+int hf_staging_buffer_free(const struct hf_host_api *host, void *ptr, size_t size, int bound_node)
+{
+    const struct hf_gpu_ops *gpu = host->gpu;
+    int err;
+    if (bound_node < 0) {
+        err = gpu->host_free_pinned(ptr);
+        if (err != 0)
+            host->log(host, HF_LOG_WARN, "staging pool: freeing a pinned buffer failed: %s (%d)",
+                      gpu->error_string(err), err);
+        return err;
+    }
+    /* Unpinned before unmapped: the runtime must not keep pages the process gives back. */
+    err = gpu->host_unregister(ptr);
+    if (err != 0) {
+        host->log(host, HF_LOG_WARN,
+                  "staging pool: unregistering a staging buffer failed: %s (%d); leaving it mapped",
+                  gpu->error_string(err), err);
+        return err;
+    }
+    munmap(ptr, page_round(size));
+    return 0;
+}
 
 int hf_staging_pool_create(const struct hf_host_api *host, size_t buffer_size, unsigned max_slots,
                            int device, struct hf_staging_pool **pool_p)
@@ -41,6 +193,7 @@ int hf_staging_pool_create(const struct hf_host_api *host, size_t buffer_size, u
     pool->host = host;
     pool->buffer_size = buffer_size;
     pool->device = device;
+    atomic_init(&pool->numa_node, pool_numa_node(host, device));
     pool->limit = max_slots;
     *pool_p = pool;
     return 0;
@@ -55,17 +208,18 @@ fail:
 }
 
 /* Release what a slot holds; members still NULL were never created. Failures only warn. */
-static void slot_free(const struct hf_host_api *host, struct hf_staging_slot *slot)
+static void slot_free(const struct hf_staging_pool *pool, struct hf_staging_slot *slot)
 {
+    const struct hf_host_api *host = pool->host;
     const struct hf_gpu_ops *gpu = host->gpu;
     for (int i = 0; i < HF_STAGING_SLOT_BUFFERS; i++) {
         int err = 0;
         if (slot->stream[i] != NULL && (err = gpu->stream_destroy(slot->stream[i])) != 0)
             host->log(host, HF_LOG_WARN, "staging pool: destroying a stream failed: %s (%d)",
                       gpu->error_string(err), err);
-        if (slot->buffer[i] != NULL && (err = gpu->host_free_pinned(slot->buffer[i])) != 0)
-            host->log(host, HF_LOG_WARN, "staging pool: freeing a pinned buffer failed: %s (%d)",
-                      gpu->error_string(err), err);
+        if (slot->buffer[i] != NULL)
+            (void)hf_staging_buffer_free(host, slot->buffer[i], pool->buffer_size,
+                                         slot->numa_node[i]);
     }
     free(slot);
 }
@@ -84,13 +238,20 @@ static int slot_create(struct hf_staging_pool *pool, struct hf_staging_slot **sl
         return -ENOMEM;
     }
     int err = 0;
+    for (int i = 0; i < HF_STAGING_SLOT_BUFFERS; i++)
+        slot->numa_node[i] = -1;
     for (int i = 0; i < HF_STAGING_SLOT_BUFFERS && err == 0; i++) {
-        err = gpu->host_alloc_pinned(&slot->buffer[i], pool->buffer_size);
+        int node = atomic_load_explicit(&pool->numa_node, memory_order_relaxed);
+        err = hf_staging_buffer_alloc(pool->host, pool->buffer_size, node, &slot->buffer[i],
+                                      &slot->numa_node[i]);
         if (err != 0) {
             slot->buffer[i] = NULL;
             *what_p = "pin a staging buffer";
             break;
         }
+        /* Placement failed once (logged): later buffers go straight to the runtime. */
+        if (node >= 0 && slot->numa_node[i] < 0)
+            atomic_store_explicit(&pool->numa_node, -1, memory_order_relaxed);
         err = gpu->stream_create(&slot->stream[i]);
         if (err != 0) {
             slot->stream[i] = NULL;
@@ -98,7 +259,7 @@ static int slot_create(struct hf_staging_pool *pool, struct hf_staging_slot **sl
         }
     }
     if (err != 0) {
-        slot_free(pool->host, slot);
+        slot_free(pool, slot);
         return err;
     }
     *slot_p = slot;
@@ -120,7 +281,7 @@ void hf_staging_pool_destroy(struct hf_staging_pool *pool)
     while (pool->free_list != NULL) {
         struct hf_staging_slot *slot = pool->free_list;
         pool->free_list = slot->next;
-        slot_free(host, slot);
+        slot_free(pool, slot);
     }
     if (previous >= 0)
         (void)gpu->set_device(previous);
@@ -186,7 +347,7 @@ static void surplus_free(struct hf_staging_pool *pool, struct hf_staging_slot *s
         previous = current;
     while (surplus != NULL) {
         struct hf_staging_slot *next = surplus->next;
-        slot_free(pool->host, surplus);
+        slot_free(pool, surplus);
         surplus = next;
     }
     if (previous >= 0)
@@ -288,11 +449,16 @@ void hf_staging_pool_discard(struct hf_staging_pool *pool, struct hf_staging_slo
 {
     if (slot == NULL)
         return;
-    slot_free(pool->host, slot);
+    slot_free(pool, slot);
     pthread_mutex_lock(&pool->lock);
     pool->allocated--;
     pthread_cond_broadcast(&pool->given_back);
     pthread_mutex_unlock(&pool->lock);
+}
+
+int hf_staging_pool_numa_node(const struct hf_staging_pool *pool)
+{
+    return atomic_load_explicit(&pool->numa_node, memory_order_relaxed);
 }
 
 size_t hf_staging_pool_buffer_size(const struct hf_staging_pool *pool)

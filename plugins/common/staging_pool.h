@@ -5,7 +5,8 @@
  * and only the stream of the buffer about to be reused needs synchronizing. Slots are created on
  * first demand up to a bound, handed out whole, given back for reuse, and freed with the pool. The
  * bound may move while the pool is in use (hf_staging_pool_set_bound): the pool then shrinks as
- * slots come back, or grows on demand.
+ * slots come back, or grows on demand. Where the runtime names the NUMA node nearest the pool's
+ * GPU and the machine has more than one, the buffers are placed on that node.
  */
 #ifndef HF_PLUGIN_COMMON_STAGING_POOL_H
 #define HF_PLUGIN_COMMON_STAGING_POOL_H
@@ -23,9 +24,10 @@ extern "C" {
 
 /** One slot: buffer[i] is only ever copied to or from on stream[i]. */
 struct hf_staging_slot {
-    void *buffer[HF_STAGING_SLOT_BUFFERS]; /**< pinned host memory, page aligned */
-    void *stream[HF_STAGING_SLOT_BUFFERS]; /**< the runtime's non-blocking streams */
-    struct hf_staging_slot *next;          /**< the pool's free list; not for takers */
+    void *buffer[HF_STAGING_SLOT_BUFFERS];  /**< pinned host memory, page aligned */
+    void *stream[HF_STAGING_SLOT_BUFFERS];  /**< the runtime's non-blocking streams */
+    int numa_node[HF_STAGING_SLOT_BUFFERS]; /**< node buffer[i] is bound to, -1 for none */
+    struct hf_staging_slot *next;           /**< the pool's free list; not for takers */
 };
 
 /** A bounded set of staging slots for one device. */
@@ -83,6 +85,31 @@ typedef unsigned (*hf_staging_bound_fn)(void *ctx);
  * creates slots again on demand. NULL removes the bound. Call before the pool is shared.
  */
 void hf_staging_pool_set_bound(struct hf_staging_pool *pool, hf_staging_bound_fn bound, void *ctx);
+
+/**
+ * The NUMA node @p pool binds its buffers to, or -1 when it leaves placement to the runtime: the
+ * pool belongs to no GPU, the runtime does not say where its GPU is (or cannot register host
+ * memory), the machine has a single memory node, or binding failed once.
+ */
+int hf_staging_pool_numa_node(const struct hf_staging_pool *pool);
+
+/**
+ * Allocate @p size bytes of page-locked host memory for staging. With @p numa_node >= 0 and a
+ * runtime that registers host memory (hf_gpu_ops.host_register), the memory is an anonymous mapping
+ * whose pages are bound to that node (MPOL_PREFERRED: another node when that one is full, never a
+ * failure), faulted in there and then registered with the runtime for every GPU. Otherwise, or when
+ * binding or registering fails (logged), it comes from host_alloc_pinned, placed as the runtime
+ * chooses. *bound_node_p gets the node the memory is bound to, or -1. Returns 0, or the runtime's
+ * error (positive) when not even host_alloc_pinned succeeds.
+ */
+int hf_staging_buffer_alloc(const struct hf_host_api *host, size_t size, int numa_node,
+                            void **ptr_p, int *bound_node_p);
+
+/**
+ * Free memory from hf_staging_buffer_alloc; @p size and @p bound_node are what it was given and
+ * reported. Returns 0 or the runtime's error (logged).
+ */
+int hf_staging_buffer_free(const struct hf_host_api *host, void *ptr, size_t size, int bound_node);
 
 /** Size in bytes of each buffer of every slot of @p pool. */
 size_t hf_staging_pool_buffer_size(const struct hf_staging_pool *pool);
