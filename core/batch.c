@@ -256,37 +256,114 @@ static void entry_finish_locked(struct batch *b, unsigned slot, hipFileStatus_t 
     pthread_cond_broadcast(&b->changed);
 }
 
+/* Most entries one task runs at once: enough for a backend to overlap them, few enough that a
+ * batch still spreads across every worker. */
+#define GROUP_MAX 8
+
+/* A public result as a batch event carries it: bytes, or a negative errno or hipFileOpError_t. */
+static ssize_t entry_result(ssize_t r)
+{
+    return r == -1 ? -errno : r;
+}
+
 /*
- * One executor task per submitted entry. A task runs the oldest pending entry rather than a fixed
- * one, so Cancel can take entries out of the queue without finding their tasks; a task that finds
- * the queue empty (its entry was canceled) just ends.
+ * Run @p n entries. Those whose first choice is the same backend with submit_many go to it
+ * together, so it can overlap one entry's file I/O with another's GPU copy; the rest, and any
+ * that comes back with an errno the backend says another may retry, take the selector's chain
+ * one by one, as hipFileRead/Write would.
+ */
+static void entries_run(const struct entry *runs, unsigned n, ssize_t *results)
+{
+    struct hf_io_call calls[GROUP_MAX];
+    struct hf_backend *first[GROUP_MAX];
+    bool open[GROUP_MAX];
+    for (unsigned i = 0; i < n; i++) {
+        const struct entry *e = &runs[i];
+        open[i] = hf_io_prepare(&calls[i], e->op, e->fh, e->base, e->size, e->file_offset,
+                                e->buf_offset, "hipFileBatchIO entry");
+        results[i] = open[i] ? 0 : entry_result(calls[i].rec.result);
+        first[i] = open[i] && n > 1 ? hf_io_first_backend(&calls[i]) : NULL;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        if (!open[i])
+            continue;
+        struct hf_backend *b = first[i];
+        const struct hf_io_request *reqs[GROUP_MAX];
+        unsigned members[GROUP_MAX];
+        unsigned count = 0;
+        if (b != NULL && b->abi_minor >= 3 && b->ops->submit_many != NULL) {
+            for (unsigned j = i; j < n; j++) {
+                if (open[j] && first[j] == b) {
+                    members[count] = j;
+                    reqs[count++] = &calls[j].req;
+                }
+            }
+        }
+        if (count < 2) {
+            results[i] = entry_result(hf_io_submit(&calls[i]));
+            open[i] = false;
+            continue;
+        }
+        ssize_t rcs[GROUP_MAX];
+        b->ops->submit_many(b->state, reqs, count, rcs);
+        for (unsigned m = 0; m < count; m++) {
+            struct hf_io_call *call = &calls[members[m]];
+            ssize_t rc = rcs[m];
+            if (rc > (ssize_t)call->req.size) {
+                hf_error("backend %s claims %zd bytes for a batch entry of %zu", b->name, rc,
+                         call->req.size);
+                rc = -EIO;
+            }
+            if (rc < 0 && hf_backend_retryable(b, (int)-rc))
+                results[members[m]] = entry_result(hf_io_submit(call));
+            else
+                results[members[m]] = entry_result(hf_io_finish(call, rc, b));
+            open[members[m]] = false;
+        }
+    }
+}
+
+/*
+ * One executor task per submitted entry. A task runs the oldest pending entries rather than fixed
+ * ones, so Cancel can take entries out of the queue without finding their tasks; a task that finds
+ * the queue empty (its entries were canceled or taken by another task) just ends. While many are
+ * pending a task takes up to GROUP_MAX of them, as many as keep every worker busy.
  */
 static void entry_task(void *arg, unsigned index)
 {
     (void)index;
     struct batch *b = arg;
+    unsigned width = hf_executor_width();
     pthread_mutex_lock(&b->lock);
-    unsigned slot = b->pending_head;
-    if (slot != NO_SLOT) {
+    unsigned want = (b->in_flight - b->running) / (width > 0 ? width : 1);
+    want = want < 1 ? 1 : want > GROUP_MAX ? GROUP_MAX : want;
+    unsigned slots[GROUP_MAX];
+    struct entry runs[GROUP_MAX];
+    unsigned n = 0;
+    while (n < want && b->pending_head != NO_SLOT) {
+        unsigned slot = b->pending_head;
         struct entry *e = &b->entries[slot];
         b->pending_head = e->next;
         if (b->pending_head == NO_SLOT)
             b->pending_tail = NO_SLOT;
         e->state = SLOT_RUNNING;
         b->running++;
-        struct entry run = *e;
+        slots[n] = slot;
+        runs[n++] = *e;
+    }
+    if (n > 0) {
         pthread_mutex_unlock(&b->lock);
-
-        ssize_t r = hf_io_run(run.op, run.fh, run.base, run.size, run.file_offset, run.buf_offset,
-                              "hipFileBatchIO entry");
-        if (r == -1)
-            r = -errno;
-        /* Dropped before the event is visible, so the caller may deregister at once. */
-        entry_drop_refs(&run);
-
+        ssize_t results[GROUP_MAX];
+        entries_run(runs, n, results);
+        /* Dropped before the events are visible, so the caller may deregister at once. */
+        for (unsigned i = 0; i < n; i++)
+            entry_drop_refs(&runs[i]);
         pthread_mutex_lock(&b->lock);
-        b->running--;
-        entry_finish_locked(b, slot, r >= 0 ? hipFileComplete : hipFileFailed, r);
+        for (unsigned i = 0; i < n; i++) {
+            b->running--;
+            entry_finish_locked(b, slots[i], results[i] >= 0 ? hipFileComplete : hipFileFailed,
+                                results[i]);
+        }
     }
     b->tasks--;
     pthread_cond_broadcast(&b->changed);

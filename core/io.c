@@ -44,26 +44,30 @@ static ssize_t io_result(ssize_t rc, int gpu_err, const char *what)
     return sys_error((int)-rc);
 }
 
-/* The request itself; fills in *rec what the statistics need as it learns it. */
-static ssize_t io_run_counted(int op, hipFileHandle_t fh, void *buffer_base, size_t size,
-                              int64_t file_offset, int64_t buffer_offset, const char *what,
-                              struct hf_stats_io_record *rec)
+bool hf_io_prepare(struct hf_io_call *call, int op, hipFileHandle_t fh, void *buffer_base,
+                   size_t size, int64_t file_offset, int64_t buffer_offset, const char *what)
 {
+    /* Every call is counted, refused ones included, so the statistics match what callers did. */
+    *call = (struct hf_io_call){.rec = {.op = op, .size = size, .device = -1}, .what = what};
+    call->start_ns = hf_stats_now_ns();
+    ssize_t result;
     if (!hf_driver_is_open()) {
         hf_error("%s: driver is not open", what);
-        return sys_error(EINVAL);
+        result = sys_error(EINVAL);
+        goto finished;
     }
     if (file_offset < 0 || buffer_offset < 0) {
         hf_error("%s: negative %s offset %" PRId64, what, file_offset < 0 ? "file" : "buffer",
                  file_offset < 0 ? file_offset : buffer_offset);
-        return sys_error(EINVAL);
+        result = sys_error(EINVAL);
+        goto finished;
     }
     struct hf_file *file = hf_file_acquire(fh);
     if (file == NULL) {
         hf_error("%s: handle %p is not registered", what, fh);
-        return -(ssize_t)hipFileHandleNotRegistered;
+        result = -(ssize_t)hipFileHandleNotRegistered;
+        goto finished;
     }
-    ssize_t result;
     int accmode = file->info.status_flags & O_ACCMODE;
     if ((op == HF_IO_READ && accmode == O_WRONLY) || (op == HF_IO_WRITE && accmode == O_RDONLY)) {
         hf_error("%s: fd %d was opened %s", what, file->caller_fd,
@@ -88,67 +92,103 @@ static ssize_t io_run_counted(int op, hipFileHandle_t fh, void *buffer_base, siz
     }
 
     struct hf_buffer *buffer = NULL;
-    struct hf_buf_info view;
     int hip_err = 0;
-    hipFileOpError_t err = hf_buffer_resolve(buffer_base, &buffer, &view, &hip_err);
+    hipFileOpError_t err = hf_buffer_resolve(buffer_base, &buffer, &call->view, &hip_err);
     if (err != hipFileSuccess) {
         result = -(ssize_t)err;
         goto release_file;
     }
-    const struct hf_buf_info *buf = buffer ? &buffer->info : &view;
+    const struct hf_buf_info *buf = buffer ? &buffer->info : &call->view;
     if ((uint64_t)buffer_offset >= buf->length || buf->length - (size_t)buffer_offset < size) {
         hf_error("%s: %zu bytes at buffer offset %" PRId64 " run past the buffer's %zu bytes", what,
                  size, buffer_offset, buf->length);
+        hf_buffer_release(buffer);
         result = -(ssize_t)hipFileInvalidValue;
-        goto release_buffer;
+        goto release_file;
     }
     if (size > HF_IO_MAX_BYTES)
         size = HF_IO_MAX_BYTES;
 
-    bool declined[HF_MAX_BACKENDS];
     for (unsigned i = 0; i < HF_MAX_BACKENDS; i++)
-        declined[i] = file->declined[i] || (buffer != NULL && buffer->declined[i]);
-    int gpu_err = 0;
-    struct hf_io_request req = {
-        .struct_size = sizeof(req),
+        call->declined[i] = file->declined[i] || (buffer != NULL && buffer->declined[i]);
+    call->file = file;
+    call->buffer = buffer;
+    call->req = (struct hf_io_request){
+        .struct_size = sizeof(call->req),
         .op = op,
         .file = &file->info,
         .buf = buf,
         .size = size,
         .file_offset = file_offset,
         .buf_offset = buffer_offset,
-        .gpu_error_p = &gpu_err,
+        .gpu_error_p = &call->gpu_err,
     };
-    struct hf_backend *served = NULL;
-    ssize_t rc = hf_selector_submit(&req, file->backend_ctx, buffer ? buffer->backend_ctx : NULL,
-                                    declined, &served);
-    result = io_result(rc, gpu_err, what);
-    rec->served = served;
-    rec->device = buf->mem_type == HF_MEM_DEVICE ? buf->device : -1;
-    rec->unaligned =
+    call->rec.device = buf->mem_type == HF_MEM_DEVICE ? buf->device : -1;
+    call->rec.unaligned =
         ((uint64_t)file_offset | size | ((uintptr_t)buf->base + (uint64_t)buffer_offset)) % 4096 !=
         0;
+    return true;
 
-release_buffer:
-    hf_buffer_release(buffer);
 release_file:
     hf_file_release(file);
-    return result;
+finished:
+    call->rec.result = result;
+    hf_io_record(call);
+    return false;
+}
+
+struct hf_backend *hf_io_first_backend(struct hf_io_call *call)
+{
+    struct hf_candidate first;
+    if (hf_selector_rank(&call->req, call->file->backend_ctx,
+                         call->buffer ? call->buffer->backend_ctx : NULL, call->declined, &first,
+                         1) != 1 ||
+        first.score < 0)
+        return NULL;
+    /* The backend's contexts, as the selector would hand them over. */
+    call->req.file_ctx = call->file->backend_ctx[first.backend->index];
+    call->req.buf_ctx = call->buffer ? call->buffer->backend_ctx[first.backend->index] : NULL;
+    return first.backend;
+}
+
+ssize_t hf_io_submit(struct hf_io_call *call)
+{
+    struct hf_backend *served = NULL;
+    ssize_t rc = hf_selector_submit(&call->req, call->file->backend_ctx,
+                                    call->buffer ? call->buffer->backend_ctx : NULL, call->declined,
+                                    &served);
+    return hf_io_finish(call, rc, served);
+}
+
+ssize_t hf_io_finish(struct hf_io_call *call, ssize_t rc, struct hf_backend *served)
+{
+    call->rec.served = served;
+    call->rec.result = io_result(rc, call->gpu_err, call->what);
+    int saved_errno = errno;
+    hf_buffer_release(call->buffer);
+    hf_file_release(call->file);
+    call->buffer = NULL;
+    call->file = NULL;
+    hf_io_record(call);
+    errno = saved_errno;
+    return call->rec.result;
+}
+
+void hf_io_record(struct hf_io_call *call)
+{
+    int saved_errno = errno;
+    call->rec.latency_ns = hf_stats_now_ns() - call->start_ns;
+    hf_stats_io(&call->rec);
+    errno = saved_errno;
 }
 
 ssize_t hf_io_run(int op, hipFileHandle_t fh, void *buffer_base, size_t size, int64_t file_offset,
                   int64_t buffer_offset, const char *what)
 {
-    /* Every call is counted, refused ones included, so the statistics match what callers did. */
-    struct hf_stats_io_record rec = {.op = op, .size = size, .device = -1};
-    uint64_t start_ns = hf_stats_now_ns();
-    int saved_errno;
-    rec.result = io_run_counted(op, fh, buffer_base, size, file_offset, buffer_offset, what, &rec);
-    saved_errno = errno;
-    rec.latency_ns = hf_stats_now_ns() - start_ns;
-    hf_stats_io(&rec);
-    errno = saved_errno;
-    return rec.result;
+    struct hf_io_call call;
+    if (!hf_io_prepare(&call, op, fh, buffer_base, size, file_offset, buffer_offset, what))
+        return call.rec.result;
+    return hf_io_submit(&call);
 }
 
 HIPFILE_API ssize_t hipFileRead(hipFileHandle_t fh, void *buffer_base, size_t size,

@@ -6,12 +6,16 @@
 #ifndef HF_CORE_IO_H
 #define HF_CORE_IO_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include <hipfile.h>
 
 #include "hipfile/backend.h"
+#include "loader.h"
+#include "registry.h"
+#include "stats.h"
 
 /** Most bytes one call moves: INT_MAX rounded down to the 4 KiB page, as Linux read(2) does. */
 #define HF_IO_MAX_BYTES ((size_t)0x7ffff000)
@@ -22,5 +26,44 @@
  */
 ssize_t hf_io_run(int op, hipFileHandle_t fh, void *buffer_base, size_t size, int64_t file_offset,
                   int64_t buffer_offset, const char *what);
+
+/** One call on its way through the data path: checked, resolved, then handed to a backend. */
+struct hf_io_call {
+    struct hf_stats_io_record rec;  /**< what the statistics count; rec.result is the outcome */
+    uint64_t start_ns;              /**< when the call began */
+    const char *what;               /**< the caller's name for log lines */
+    struct hf_file *file;           /**< held from hf_io_prepare until hf_io_finish */
+    struct hf_buffer *buffer;       /**< held likewise; NULL for unregistered memory */
+    struct hf_buf_info view;        /**< the memory's facts when it is not registered */
+    bool declined[HF_MAX_BACKENDS]; /**< backends that declined the file or buffer */
+    int gpu_err;                    /**< the runtime's code behind -HF_EGPU */
+    struct hf_io_request req;       /**< the request backends see */
+};
+
+/**
+ * Check a call's arguments and resolve its file and memory. Returns true when call->req is ready
+ * for a backend (references held until hf_io_finish); false when the call already has its result
+ * in call->rec.result (errno set for -1), counted in the statistics, nothing held.
+ */
+bool hf_io_prepare(struct hf_io_call *call, int op, hipFileHandle_t fh, void *buffer_base,
+                   size_t size, int64_t file_offset, int64_t buffer_offset, const char *what);
+
+/**
+ * The backend the selector would ask first for a prepared call, with call->req's contexts set for
+ * it; NULL when every backend refuses.
+ */
+struct hf_backend *hf_io_first_backend(struct hf_io_call *call);
+
+/** Serve a prepared call through the selector's chain and finish it (hf_io_finish). */
+ssize_t hf_io_submit(struct hf_io_call *call);
+
+/**
+ * Finish a prepared call with backend result @p rc from @p served: translate it to the public
+ * convention (errno set for -1), count it, release the references. Returns the public result.
+ */
+ssize_t hf_io_finish(struct hf_io_call *call, ssize_t rc, struct hf_backend *served);
+
+/** Count a finished call in the statistics (errno preserved). */
+void hf_io_record(struct hf_io_call *call);
 
 #endif

@@ -228,6 +228,33 @@ static ssize_t fallback_transfer(void *backend, const struct hf_io_request *req)
     return hf_fallback_transfer(fb, req);
 }
 
+/* Requests that fail their checks get their error; the rest are served together. */
+static void fallback_submit_many(void *backend, const struct hf_io_request *const *reqs, unsigned n,
+                                 ssize_t *results)
+{
+    struct fallback *fb = backend;
+    const struct hf_io_request *ready[FALLBACK_MANY_MAX];
+    unsigned where[FALLBACK_MANY_MAX];
+    ssize_t served[FALLBACK_MANY_MAX];
+    for (unsigned base = 0; base < n; base += FALLBACK_MANY_MAX) {
+        unsigned count = n - base < FALLBACK_MANY_MAX ? n - base : FALLBACK_MANY_MAX;
+        unsigned k = 0;
+        for (unsigned i = base; i < base + count; i++) {
+            int rc = reqs[i] == NULL ? -EINVAL : request_check(fb, reqs[i]);
+            if (rc == 0)
+                rc = access_check(fb, reqs[i]);
+            results[i] = rc;
+            if (rc == 0 && reqs[i]->size > 0) {
+                where[k] = i;
+                ready[k++] = reqs[i];
+            }
+        }
+        hf_fallback_transfer_many(fb, ready, k, served);
+        for (unsigned m = 0; m < k; m++)
+            results[where[m]] = served[m];
+    }
+}
+
 static const struct hf_backend_ops fallback_ops = {
     .magic = HF_BACKEND_MAGIC,
     .abi_major = HF_BACKEND_ABI_MAJOR,
@@ -241,6 +268,7 @@ static const struct hf_backend_ops fallback_ops = {
     .score = fallback_score,
     .read = fallback_transfer,
     .write = fallback_transfer,
+    .submit_many = fallback_submit_many,
 };
 
 HF_BACKEND_EXPORT int hf_backend_entry_v1(const struct hf_host_api *host, uint32_t *minor_inout,

@@ -70,7 +70,7 @@ struct fallback_io {
     _Atomic uint64_t direct_end;   /**< O_DIRECT reads stay below this file offset */
     bool probe_cache;              /**< ask the page cache (RWF_NOWAIT) before going direct */
     atomic_bool direct_refused;    /**< O_DIRECT answered EINVAL once: buffered from then on */
-    atomic_uint first_short_piece; /**< lowest piece that ended short; later ones stop early */
+    atomic_uint first_short_piece; /**< lowest straight piece that ended short; later ones stop */
 };
 
 /** fallback_io.direct_end before the file's size was looked up (straight reads look it up late). */
@@ -111,14 +111,44 @@ ssize_t hf_fallback_window_read(struct fallback_io *io, char *dst, size_t len, i
 ssize_t hf_fallback_window_write(struct fallback_io *io, const char *src, size_t len, int64_t pos);
 
 /**
- * Move request bytes [begin, end) (offsets from the request's start) on the calling thread:
- * straight between file and memory, or through one staging slot with file I/O and GPU copies
- * overlapped. The caller has made io->device current. Returns the bytes moved in order from @p
- * begin (short at end of file, on a failure after some, or when an earlier piece ended short), or
- * -errno (-HF_EGPU with the runtime's code in *gpu_error_p) when nothing moved.
+ * Move request bytes [begin, end) (offsets from the request's start) on the calling thread,
+ * straight between the file and memory the CPU can address. Returns the bytes moved in order from
+ * @p begin (short at end of file, on a failure after some, or when an earlier piece ended short),
+ * or -errno when nothing moved.
  */
-ssize_t hf_fallback_piece_run(struct fallback_io *io, unsigned index, size_t begin, size_t end,
-                              int *gpu_error_p);
+ssize_t hf_fallback_piece_run(struct fallback_io *io, unsigned index, size_t begin, size_t end);
+
+/**
+ * Move a request through io->device's staging slots in up to @p lanes lanes (the calling thread and
+ * the core's workers), each overlapping the file I/O of one chunk window with the GPU copy of
+ * another. The caller has made io->device current. Returns the bytes moved in order from the
+ * request's start, or -errno (-HF_EGPU with the runtime's code in *gpu_error_p) when none moved.
+ */
+ssize_t hf_fallback_staged_run(struct fallback_io *io, unsigned lanes, int *gpu_error_p);
+
+/** Most requests hf_fallback_staged_read_many serves in one lane before starting another. */
+#define FALLBACK_MANY_MAX 32
+
+/**
+ * Read @p n staged requests of one device and staging pool (ios[i], built as for
+ * hf_fallback_staged_run) in one lane on the calling thread, the file read of each chunk window
+ * overlapping the GPU copy of the one before, across requests. results[i] is what
+ * hf_fallback_staged_run would return for ios[i], with the runtime's code in gpu_errors[i] for
+ * -HF_EGPU. A failure in one request leaves the others whole, but a runtime failure ends the
+ * lane: the requests it had not reached get -HF_EGPU.
+ */
+void hf_fallback_staged_read_many(struct fallback_io *ios, unsigned n, ssize_t *results,
+                                  int *gpu_errors);
+
+/**
+ * Make GPU @p device current for the calling thread, leaving the device it had in *previous_p
+ * (-1 when it was already @p device) for putting back. Returns 0, or -HF_EGPU with the runtime's
+ * code in *gpu_error_p (logged).
+ */
+int hf_fallback_device_enter(struct fallback *fb, int device, int *previous_p, int *gpu_error_p);
+
+/** Make @p previous current again (nothing when it is -1); a failure is only logged. */
+void hf_fallback_device_restore(struct fallback *fb, int previous);
 
 /**
  * Whether @p buf goes through staging slots and GPU copies: memory the CPU cannot address, and
@@ -137,5 +167,13 @@ int hf_fallback_pool_get(struct fallback *fb, int device, struct hf_staging_pool
  * pieces run on the core's workers. Returns the bytes moved in order from the start, or -errno.
  */
 ssize_t hf_fallback_transfer(struct fallback *fb, const struct hf_io_request *req);
+
+/**
+ * Serve @p n checked, non-empty requests (a batch's entries): small staged reads of one device
+ * share one lane on the calling thread (hf_fallback_staged_read_many), every other request is
+ * served as hf_fallback_transfer serves it. results[i] is the result of reqs[i].
+ */
+void hf_fallback_transfer_many(struct fallback *fb, const struct hf_io_request *const *reqs,
+                               unsigned n, ssize_t *results);
 
 #endif

@@ -55,11 +55,7 @@ static void direct_setup(struct fallback_io *io, const struct hf_io_request *req
     io->probe_cache = direct_io == FALLBACK_DIRECT_AUTO && fb->can_probe_cache;
 }
 
-/*
- * Make @p device current for the calling thread, remembering the thread's device in *previous_p
- * (-1 when nothing changed) so device_restore can put it back.
- */
-static int device_enter(struct fallback *fb, int device, int *previous_p, int *gpu_error_p)
+int hf_fallback_device_enter(struct fallback *fb, int device, int *previous_p, int *gpu_error_p)
 {
     const struct hf_gpu_ops *gpu = fb->host->gpu;
     int previous = -1;
@@ -78,7 +74,7 @@ static int device_enter(struct fallback *fb, int device, int *previous_p, int *g
     return 0;
 }
 
-static void device_restore(struct fallback *fb, int previous)
+void hf_fallback_device_restore(struct fallback *fb, int previous)
 {
     if (previous < 0)
         return;
@@ -94,7 +90,6 @@ struct split {
     unsigned count;
     size_t bounds[PIECES_MAX + 1];
     ssize_t results[PIECES_MAX];
-    int gpu_errors[PIECES_MAX];
 };
 
 /*
@@ -143,31 +138,20 @@ static void split_task(void *arg, unsigned index)
     struct fallback_io *io = sp->io;
     size_t begin = sp->bounds[index];
     size_t end = sp->bounds[index + 1];
-    ssize_t result;
-    /* Workers belong to the core: the device they are left on matters to no one. */
-    int unused_previous;
-    if (io->staged && io->device >= 0 &&
-        device_enter(io->fb, io->device, &unused_previous, &sp->gpu_errors[index]) < 0)
-        result = -HF_EGPU;
-    else
-        result = hf_fallback_piece_run(io, index, begin, end, &sp->gpu_errors[index]);
+    ssize_t result = hf_fallback_piece_run(io, index, begin, end);
     sp->results[index] = result;
     if (result < 0 || (size_t)result < end - begin)
         split_note_short(io, index);
 }
 
 /* The bytes that moved in request order up to the first piece that ended short. */
-static ssize_t split_result(const struct split *sp, const struct hf_io_request *req)
+static ssize_t split_result(const struct split *sp)
 {
     size_t total = 0;
     for (unsigned i = 0; i < sp->count; i++) {
         ssize_t r = sp->results[i];
         if (r < 0) {
-            if (total > 0)
-                return (ssize_t)total;
-            if (r == -HF_EGPU && req->gpu_error_p != NULL)
-                *req->gpu_error_p = sp->gpu_errors[i];
-            return r;
+            return total > 0 ? (ssize_t)total : r;
         }
         total += (size_t)r;
         if ((size_t)r < sp->bounds[i + 1] - sp->bounds[i])
@@ -177,8 +161,7 @@ static ssize_t split_result(const struct split *sp, const struct hf_io_request *
 }
 
 /* Run the pieces on the workers and the calling thread; whole on the caller when that fails. */
-static ssize_t split_run(struct fallback_io *io, const struct hf_io_request *req, unsigned width,
-                         size_t split_threshold)
+static ssize_t split_run(struct fallback_io *io, unsigned width, size_t split_threshold)
 {
     struct fallback *fb = io->fb;
     struct split sp = {.io = io};
@@ -186,21 +169,19 @@ static ssize_t split_run(struct fallback_io *io, const struct hf_io_request *req
     if (sp.count > 1) {
         int rc = fb->host->parallel_run(fb->host, sp.count, split_task, &sp);
         if (rc == 0)
-            return split_result(&sp, req);
+            return split_result(&sp);
         fallback_log(fb, HF_LOG_WARN,
                      "the executor could not run %u pieces (%s); serving the request whole",
                      sp.count, hf_fallback_errno_text(-rc));
     }
-    int gpu_error = 0;
-    ssize_t result = hf_fallback_piece_run(io, 0, 0, io->size, &gpu_error);
-    if (result == -HF_EGPU && req->gpu_error_p != NULL)
-        *req->gpu_error_p = gpu_error;
-    return result;
+    return hf_fallback_piece_run(io, 0, 0, io->size);
 }
 
-ssize_t hf_fallback_transfer(struct fallback *fb, const struct hf_io_request *req)
+/* Fill *io for @p req as the limits @p lim say. */
+static void io_init(struct fallback_io *io, struct fallback *fb, const struct hf_io_request *req,
+                    const struct fallback_limits *lim)
 {
-    struct fallback_io io = {
+    *io = (struct fallback_io){
         .fb = fb,
         .op = req->op,
         .staged = hf_fallback_memory_is_staged(fb, req->buf),
@@ -210,11 +191,17 @@ ssize_t hf_fallback_transfer(struct fallback *fb, const struct hf_io_request *re
         .size = req->size,
         .fd = req->file->fd,
     };
-    atomic_init(&io.direct_refused, false);
-    atomic_init(&io.first_short_piece, UINT_MAX);
+    atomic_init(&io->direct_refused, false);
+    atomic_init(&io->first_short_piece, UINT_MAX);
+    direct_setup(io, req, lim->direct_io);
+}
+
+ssize_t hf_fallback_transfer(struct fallback *fb, const struct hf_io_request *req)
+{
+    struct fallback_io io;
     struct fallback_limits lim;
     hf_fallback_limits_read(fb, &lim);
-    direct_setup(&io, req, lim.direct_io);
+    io_init(&io, fb, req, &lim);
 
     int previous_device = -1;
     if (io.staged) {
@@ -222,7 +209,8 @@ ssize_t hf_fallback_transfer(struct fallback *fb, const struct hf_io_request *re
         if (rc < 0)
             return rc;
         int gpu_error = 0;
-        if (io.device >= 0 && device_enter(fb, io.device, &previous_device, &gpu_error) < 0) {
+        if (io.device >= 0 &&
+            hf_fallback_device_enter(fb, io.device, &previous_device, &gpu_error) < 0) {
             if (req->gpu_error_p != NULL)
                 *req->gpu_error_p = gpu_error;
             return -HF_EGPU;
@@ -234,7 +222,105 @@ ssize_t hf_fallback_transfer(struct fallback *fb, const struct hf_io_request *re
         width = fb->host->parallel_width(fb->host);
     if (width > lim.max_pieces)
         width = lim.max_pieces;
-    ssize_t result = split_run(&io, req, width, lim.split_threshold);
-    device_restore(fb, previous_device);
+    ssize_t result;
+    if (io.staged) {
+        /*
+         * Lanes of at least split_threshold bytes each, as pieces are, and no more than the pool
+         * has slots: a lane past that would only wait for one until the others are done.
+         */
+        size_t lanes = io.size / lim.split_threshold;
+        unsigned slots = hf_fallback_slot_bound(fb);
+        if (lanes > width)
+            lanes = width;
+        if (lanes > slots)
+            lanes = slots;
+        int gpu_error = 0;
+        result = hf_fallback_staged_run(&io, lanes > 0 ? (unsigned)lanes : 1, &gpu_error);
+        if (result == -HF_EGPU && req->gpu_error_p != NULL)
+            *req->gpu_error_p = gpu_error;
+    } else {
+        result = split_run(&io, width, lim.split_threshold);
+    }
+    hf_fallback_device_restore(fb, previous_device);
     return result;
+}
+
+/* Reads small enough to run whole on one thread, through staging: these share a lane. */
+static bool request_shares_a_lane(const struct fallback *fb, const struct hf_io_request *req)
+{
+    return req->op == HF_IO_READ && req->size <= fb->set.inline_max &&
+           hf_fallback_memory_is_staged(fb, req->buf);
+}
+
+/* Read @p n requests of one device through one lane; the caller checked each shares a lane. */
+static void transfer_lane(struct fallback *fb, const struct hf_io_request *const *reqs, unsigned n,
+                          ssize_t *results)
+{
+    struct fallback_io ios[FALLBACK_MANY_MAX];
+    int gpu_errors[FALLBACK_MANY_MAX] = {0};
+    struct fallback_limits lim;
+    hf_fallback_limits_read(fb, &lim);
+    int device = reqs[0]->buf->device;
+    struct hf_staging_pool *pool;
+    int previous_device = -1, gpu_error = 0;
+    ssize_t rc = hf_fallback_pool_get(fb, device, &pool);
+    if (rc == 0 && device >= 0 &&
+        hf_fallback_device_enter(fb, device, &previous_device, &gpu_error) < 0)
+        rc = -HF_EGPU;
+    if (rc < 0) {
+        for (unsigned i = 0; i < n; i++) {
+            results[i] = rc;
+            if (rc == -HF_EGPU && reqs[i]->gpu_error_p != NULL)
+                *reqs[i]->gpu_error_p = gpu_error;
+        }
+        return;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        io_init(&ios[i], fb, reqs[i], &lim);
+        ios[i].pool = pool;
+    }
+    hf_fallback_staged_read_many(ios, n, results, gpu_errors);
+    for (unsigned i = 0; i < n; i++) {
+        if (results[i] == -HF_EGPU && reqs[i]->gpu_error_p != NULL)
+            *reqs[i]->gpu_error_p = gpu_errors[i];
+    }
+    hf_fallback_device_restore(fb, previous_device);
+}
+
+void hf_fallback_transfer_many(struct fallback *fb, const struct hf_io_request *const *reqs,
+                               unsigned n, ssize_t *results)
+{
+    for (unsigned base = 0; base < n; base += FALLBACK_MANY_MAX) {
+        unsigned count = n - base < FALLBACK_MANY_MAX ? n - base : FALLBACK_MANY_MAX;
+        bool done[FALLBACK_MANY_MAX] = {false};
+        for (unsigned i = 0; i < count; i++) {
+            if (done[i])
+                continue;
+            const struct hf_io_request *req = reqs[base + i];
+            const struct hf_io_request *group[FALLBACK_MANY_MAX];
+            unsigned members[FALLBACK_MANY_MAX];
+            unsigned k = 0;
+            if (request_shares_a_lane(fb, req)) {
+                for (unsigned j = i; j < count; j++) {
+                    const struct hf_io_request *other = reqs[base + j];
+                    if (!done[j] && request_shares_a_lane(fb, other) &&
+                        other->buf->device == req->buf->device) {
+                        members[k] = j;
+                        group[k++] = other;
+                    }
+                }
+            }
+            if (k < 2) {
+                results[base + i] = hf_fallback_transfer(fb, req);
+                done[i] = true;
+                continue;
+            }
+            ssize_t group_results[FALLBACK_MANY_MAX];
+            transfer_lane(fb, group, k, group_results);
+            for (unsigned m = 0; m < k; m++) {
+                results[base + members[m]] = group_results[m];
+                done[members[m]] = true;
+            }
+        }
+    }
 }

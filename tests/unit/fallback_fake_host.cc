@@ -363,7 +363,28 @@ void WaitForAllocs()
         std::this_thread::sleep_for(std::chrono::microseconds(200));
 }
 
+void WaitForOtherPreads()
+{
+    int wanted = g_fake->first_pread_waits_for_others.exchange(0);
+    if (wanted == 0)
+        return;
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (g_fake->preads_done < wanted && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+    g_fake->parked_pread_released = g_fake->preads_done >= wanted;
+}
+
+ssize_t FakePreadBody(int fd, void *buf, size_t count, off_t offset);
+
 ssize_t FakePread(int fd, void *buf, size_t count, off_t offset)
+{
+    WaitForOtherPreads();
+    ssize_t result = FakePreadBody(fd, buf, count, offset);
+    g_fake->preads_done++;
+    return result;
+}
+
+ssize_t FakePreadBody(int fd, void *buf, size_t count, off_t offset)
 {
     if (g_fake->pread_waits_for_company)
         WaitForCompany();

@@ -121,6 +121,12 @@ struct FakeState {
     std::atomic<bool> company_seen{false};
     // pread waits (up to two seconds, once) until host_alloc_pinned has been called this often.
     std::atomic<int> pread_waits_for_allocs{0};
+    // The first pread to see this nonzero waits (up to five seconds) until this many other preads
+    // have returned, as a thread the scheduler parks would; parked_pread_released says whether
+    // they did.
+    std::atomic<int> first_pread_waits_for_others{0};
+    std::atomic<bool> parked_pread_released{false};
+    std::atomic<int> preads_done{0};
 
     std::atomic<int> syscalls_on_device_memory{0};
     SysFaults pread_faults;

@@ -73,8 +73,8 @@ TEST_F(FallbackPlugin, OnlyTheEntrySymbolIsExported)
     EXPECT_NE(dlsym(handle, HF_BACKEND_ENTRY_SYMBOL), nullptr);
     for (const char *name :
          {"fallback_transfer", "fallback_ops", "hf_staging_pool_create", "hf_staging_pool_take",
-          "hf_fallback_transfer", "hf_fallback_piece_run", "hf_fallback_window_read",
-          "hf_fallback_settings_read"})
+          "hf_fallback_transfer", "hf_fallback_piece_run", "hf_fallback_staged_run",
+          "hf_fallback_window_read", "hf_fallback_settings_read"})
         EXPECT_EQ(dlsym(handle, name), nullptr) << name << " is exported";
 }
 
