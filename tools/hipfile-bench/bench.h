@@ -24,6 +24,15 @@
 /** Size of the pageable bounce buffer AMD's fallback path allocates per call. */
 #define BENCH_AMD_BOUNCE_SIZE (16u << 20)
 
+/** Most names --backends takes. */
+#define BENCH_MAX_BACKENDS 8
+
+/** Bytes of a backend name, its terminating NUL included. */
+#define BENCH_BACKEND_NAME 32
+
+/** Most devices --devices takes: the per-GPU statistics have this many entries. */
+#define BENCH_MAX_DEVICES HIPFILE_MAX_GPUS
+
 /** Set by SIGINT/SIGTERM: every loop stops at its next call and the program cleans up. */
 extern volatile sig_atomic_t bench_stop;
 
@@ -91,6 +100,14 @@ struct bench_options {
     int progress;              /**< -1: when stderr is a terminal, 0: never, 1: always */
     unsigned apis;             /**< BENCH_API_* bits: the library method once per API */
     unsigned batch_entries;    /**< entries per batch of the batch API */
+    bool device_given;         /**< --device was on the command line */
+    /** --backends: each backend, in order, serves the library methods in a process of its own. */
+    char backends[BENCH_MAX_BACKENDS][BENCH_BACKEND_NAME];
+    unsigned n_backends;            /**< names in backends (0: the library's own choice) */
+    int devices[BENCH_MAX_DEVICES]; /**< --devices, resolved ("all" once the runtime answers) */
+    unsigned n_devices;             /**< entries in devices (0: one device, --device) */
+    bool all_devices;               /**< --devices all: every device the runtime reports */
+    int worker_fds[2]; /**< hidden --backend-worker: command and reply descriptors, else -1 */
 };
 
 /**
@@ -196,12 +213,21 @@ struct bench_ctx {
     unsigned executor_threads;        /**< execution.max_io_threads in force */
     unsigned baseline_threads;        /**< threads of the raw and O_DIRECT baselines */
     bool progress;                    /**< print progress on stderr */
+    /**
+     * Devices the threads are spread over, one group of threads per device, each group on its own
+     * part of the file; NULL for one group on --device over the whole file.
+     */
+    const int *group_devices;
+    unsigned n_groups;   /**< entries in group_devices (0 with NULL) */
+    bool count_requests; /**< check each pass against the library's statistics */
 };
 
 /** One thread of a method: its region of the file, its buffers, its counters. */
 struct bench_thread {
     const struct bench_ctx *ctx; /**< the run */
     unsigned index;              /**< 0 .. threads-1 */
+    unsigned group;              /**< its group of bench_ctx.group_devices (0 without groups) */
+    int device;                  /**< GPU it sets current and allocates on */
     uint64_t first_chunk;        /**< first chunk of its region */
     uint64_t n_chunks;           /**< chunks in its region */
     int fd;                      /**< descriptor the method reads or writes */
@@ -218,6 +244,7 @@ struct bench_thread {
     uint64_t calls;              /**< calls made */
     uint64_t mismatches;         /**< calls whose data was wrong */
     uint64_t end_ns;             /**< when its last pass ended */
+    uint64_t active_ns;          /**< time in measured passes, from each pass's start to its end */
     bool failed;                 /**< an I/O error stopped it */
     uint64_t *offsets;           /**< file offsets of one io_many call (methods with entries) */
     void *api;                   /**< the method's own state (stream, batch handle) */
@@ -238,6 +265,15 @@ struct bench_method {
     int (*io_many)(struct bench_thread *t, const uint64_t *offsets, unsigned n, size_t size);
 };
 
+/** What one device's threads did within a run of several devices at once (--devices). */
+struct bench_group_result {
+    int device;       /**< the device */
+    unsigned threads; /**< its threads */
+    uint64_t bytes;   /**< bytes its threads moved while measured */
+    uint64_t calls;   /**< their calls */
+    double seconds;   /**< measured time until its last thread finished each pass, summed */
+};
+
 /** The figures of one method in one run. */
 struct bench_result {
     char name[32];          /**< method name */
@@ -253,7 +289,24 @@ struct bench_result {
     bool has_latency;       /**< hist holds per-call latencies */
     uint64_t mismatches;    /**< verify mismatches */
     struct bench_hist hist; /**< per-call latency of every thread */
+    /* --backends */
+    char backend[BENCH_BACKEND_NAME]; /**< backend that served it, "" outside --backends */
+    int backend_index;                /**< its place in --backends, -1 outside */
+    uint64_t counted;         /**< measured requests the library's statistics counted as served */
+    uint64_t counted_direct;  /**< of those into device memory, served by a direct path */
+    uint64_t counted_compat;  /**< ... served by the compatibility path */
+    uint64_t worker_requests; /**< every request of the backend's process, warm-up included */
+    uint64_t backend_served;  /**< of those, served by the named backend (its stats report) */
+    uint64_t others_served;   /**< served by any other backend (must be 0) */
+    /* --devices */
+    int device;        /**< the one device of a single-device run, -1 otherwise */
+    bool aggregate;    /**< every listed device at once; groups holds each one's share */
+    unsigned n_groups; /**< entries in groups */
+    struct bench_group_result groups[BENCH_MAX_DEVICES]; /**< per device of an aggregate run */
 };
+
+/** Clear *result and name it: not run yet, no backend, no device. */
+void bench_result_init(struct bench_result *result, const char *name);
 
 /**
  * Run @p method over the workload of @p ctx: a warm-up, then the measured passes (dropping the
@@ -263,8 +316,56 @@ struct bench_result {
 int bench_measure(const struct bench_ctx *ctx, const struct bench_method *method,
                   struct bench_result *result);
 
+/** A method's threads, set up and warmed up, between measured passes. */
+struct bench_session;
+
+/**
+ * Set up @p method's threads on the workload of @p ctx and run the warm-up. Fills the name and
+ * threads of *result (which it clears). Returns 0 and the session, or -1 with result->note set.
+ */
+int bench_session_open(const struct bench_ctx *ctx, const struct bench_method *method,
+                       struct bench_result *result, struct bench_session **session_p);
+
+/**
+ * One measured pass: drop the cache with --drop-cache, run every thread's pass (stopping after
+ * @p budget_ns when not 0), and add its time and CPU time to *result. With count_requests, checks
+ * the pass against the library's statistics. Stores the pass's wall time in *pass_ns_p. Returns
+ * 0, or -1 when a call failed, data mismatched or the statistics disagree (note set).
+ */
+int bench_session_pass(struct bench_session *s, uint64_t budget_ns, struct bench_result *result,
+                       uint64_t *pass_ns_p);
+
+/** Stop and tear down the threads, add their counters to *result and free the session. */
+void bench_session_close(struct bench_session *s, struct bench_result *result);
+
+/** Set the note (unless one is set) and the failed flag of *result; returns -1. */
+int bench_result_fail(struct bench_result *result, const char *why);
+
 /** What --drop-cache did last (empty when it was not asked for). */
 extern char bench_drop_cache_note[160];
+
+/* ---- The library's statistics as a check of each pass (counts.c) ---------------------------- */
+
+/** Request counters of the library at one moment. */
+struct bench_counts {
+    uint64_t ops[2][2]; /**< [bench_op][0: served, 1: failed] requests */
+    bool per_gpu;       /**< the per-GPU counters below were readable (statistics level 3) */
+    uint64_t gpu_total[2][BENCH_MAX_DEVICES];  /**< [bench_op][device] requests */
+    uint64_t gpu_direct[2][BENCH_MAX_DEVICES]; /**< of those, served by a direct path */
+    uint64_t gpu_compat[2][BENCH_MAX_DEVICES]; /**< ... by the compatibility path */
+};
+
+/** Read the library's counters (level 3 where allowed, else level 1). 0, or -1 when neither. */
+int bench_counts_take(struct bench_counts *c);
+
+/**
+ * Check one pass of @p calls calls (@p group_calls per device group) against the counters before
+ * and after it: each call counted as served, none as failed, and with device memory each on its
+ * group's device. Adds the served and per-path counts to *result. 0, or -1 with the note set.
+ */
+int bench_counts_check(const struct bench_ctx *ctx, const struct bench_counts *before,
+                       const struct bench_counts *after, uint64_t calls,
+                       const uint64_t *group_calls, struct bench_result *result);
 
 /* ---- Methods (methods.c, copy.c) ------------------------------------------------------------ */
 
@@ -315,6 +416,60 @@ int bench_status_error(const char *what, hipFileError_t status);
  */
 int bench_copy_bandwidth(const struct bench_ctx *ctx, enum bench_op op, uint64_t bytes,
                          struct bench_result *result);
+
+/* ---- The driver (main.c) ------------------------------------------------------------------- */
+
+/**
+ * Settings that only take effect before the driver opens (host memory, --io-threads, statistics
+ * level 3 for --devices), --devices resolved and checked, the main thread's device, the driver.
+ * Returns 0, 1 after a runtime or library failure, 2 for a device the runtime does not have.
+ */
+int bench_library_open(struct bench_options *o);
+
+/** bench_library_method's number of sync-seq; 0, 1 and 2 are the sync, async and batch APIs. */
+#define BENCH_METHOD_SYNC_SEQ 3u
+
+/** The library methods a workload runs, in order, into @p which (at most 4). Returns the count. */
+unsigned bench_library_methods(const struct bench_options *o, unsigned *which);
+
+/**
+ * The library method numbered @p which for @p ctx: *out, run on *out_ctx (a copy of *ctx; for
+ * sync-seq one with its own call size, whose options live in *seq_opts).
+ */
+void bench_library_method(const struct bench_ctx *ctx, unsigned which,
+                          struct bench_options *seq_opts, struct bench_ctx *out_ctx,
+                          struct bench_method *out);
+
+/** Written data goes to disk between methods, so none pays for another's writeback. 0 or -1. */
+int bench_settle_writes(const struct bench_ctx *ctx);
+
+/* ---- --backends (backends.c; the worker side in worker.c) ----------------------------------- */
+
+/**
+ * Before anything else: start the library once with only the --backends names enabled and check
+ * that each of them loads. Returns 0, 1 when that could not be found out, 2 for a name that does
+ * not load (printed).
+ */
+int bench_backends_probe(const struct bench_options *o);
+
+/**
+ * The library methods @p which, each served by every --backends backend in turn: one worker
+ * process per backend whose library loads only that backend, measured passes interleaved across
+ * the backends, each pass checked against the worker's statistics, and at the end the worker's
+ * per-backend report. Appends one result per method and backend. 0, or -1 when any failed.
+ */
+int bench_backends_measure(const struct bench_ctx *ctx, const unsigned *which, unsigned n_which,
+                           struct bench_result *results, unsigned *n_p);
+
+/* ---- --devices (devices.c) ------------------------------------------------------------------ */
+
+/**
+ * The library methods @p which on each --devices device alone, then on all of them at once (one
+ * group of --threads threads per device, each on its own part of the file). Appends for each
+ * method one result per device and one aggregate result. 0, or -1 when any failed.
+ */
+int bench_devices_measure(const struct bench_ctx *ctx, const unsigned *which, unsigned n_which,
+                          struct bench_result *results, unsigned *n_p);
 
 /* ---- Report (report.c) ---------------------------------------------------------------------- */
 

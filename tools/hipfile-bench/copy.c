@@ -97,8 +97,7 @@ int bench_copy_bandwidth(const struct bench_ctx *ctx, enum bench_op op, uint64_t
     unsigned n = o->copy_streams;
     int rc = -1;
 
-    memset(result, 0, sizeof(*result));
-    snprintf(result->name, sizeof(result->name), op == BENCH_READ ? "pinned-h2d" : "pinned-d2h");
+    bench_result_init(result, op == BENCH_READ ? "pinned-h2d" : "pinned-d2h");
     result->threads = n;
     result->passes = 1;
     /* At least two copies per stream, so the pipeline fills. */

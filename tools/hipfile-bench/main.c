@@ -1,6 +1,7 @@
 /*
  * hipfile-bench: sets the library up, makes the benchmark file, then for each workload measures
- * the library and every baseline that applies in the same run, and reports them side by side.
+ * the library (as it chooses its backend, per --backends or per --devices) and every baseline that
+ * applies in the same run, and reports them side by side.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "worker.h"
 
 volatile sig_atomic_t bench_stop;
 
@@ -19,11 +21,37 @@ static void stop_on_signal(int signo)
     bench_stop = 1;
 }
 
-/*
- * Settings that only take effect before the driver opens, then the device and the driver.
- * Returns 0, 1 after a runtime or library failure, or 2 for a --device the runtime does not have.
- */
-static int library_open(const struct bench_options *o)
+/* --devices all becomes the runtime's devices; every listed one must exist. 0 or 2. */
+static int resolve_devices(struct bench_options *o, int devices)
+{
+    if (o->all_devices) {
+        o->n_devices = devices < BENCH_MAX_DEVICES ? (unsigned)devices : BENCH_MAX_DEVICES;
+        for (unsigned i = 0; i < o->n_devices; i++)
+            o->devices[i] = (int)i;
+    }
+    for (unsigned i = 0; i < o->n_devices; i++) {
+        if (o->devices[i] >= devices) {
+            fprintf(stderr,
+                    BENCH_NAME ": --devices: device %d: the HIP runtime reports %d device%s\n",
+                    o->devices[i], devices, devices == 1 ? "" : "s");
+            return 2;
+        }
+    }
+    if (o->n_devices == 0)
+        return 0;
+    /* Baselines and the main thread's copies use the first listed device, as --device would. */
+    o->device = o->devices[0];
+    if (o->file_size / o->io_size < (uint64_t)o->n_devices * o->threads) {
+        fprintf(stderr,
+                BENCH_NAME ": --file-size holds fewer than %u calls: every thread of every device "
+                           "in --devices needs a region of at least one call\n",
+                o->n_devices * o->threads);
+        return 2;
+    }
+    return 0;
+}
+
+int bench_library_open(struct bench_options *o)
 {
     hipFileError_t status;
     if (o->mem != BENCH_MEM_DEVICE) {
@@ -36,6 +64,13 @@ static int library_open(const struct bench_options *o)
         if (status.err != hipFileSuccess)
             return -bench_status_error("setting execution.max_io_threads (--io-threads)", status);
     }
+    /* The per-GPU counters prove each device's requests were counted on that device. */
+    if (o->n_devices != 0 || o->all_devices) {
+        status = hipFileSetParameterSizeT(hipFileParamProfileStats, 3);
+        if (status.err != hipFileSuccess)
+            fprintf(stderr, BENCH_NAME ": warning: statistics level 3 refused; the per-device "
+                                       "request counts are not checked\n");
+    }
     int devices = 0;
     hipError_t err = hipGetDeviceCount(&devices);
     if (err != hipSuccess)
@@ -45,6 +80,9 @@ static int library_open(const struct bench_options *o)
                 o->device, devices, devices == 1 ? "" : "s");
         return 2;
     }
+    int rc = resolve_devices(o, devices);
+    if (rc != 0)
+        return rc;
     err = hipSetDevice(o->device);
     if (err != hipSuccess)
         return -bench_hip_error("hipSetDevice", err);
@@ -56,13 +94,11 @@ static int library_open(const struct bench_options *o)
 
 static void skip(struct bench_result *r, const char *name, const char *why)
 {
-    memset(r, 0, sizeof(*r));
-    snprintf(r->name, sizeof(r->name), "%s", name);
+    bench_result_init(r, name);
     snprintf(r->note, sizeof(r->note), "%s", why);
 }
 
-/* Written data goes to disk between methods, so none of them pays for another's writeback. */
-static int settle_writes(const struct bench_ctx *ctx)
+int bench_settle_writes(const struct bench_ctx *ctx)
 {
     if (ctx->wl->op == BENCH_READ || fdatasync(ctx->file->check_fd) == 0)
         return 0;
@@ -77,7 +113,7 @@ static int measure(const struct bench_ctx *ctx, const struct bench_method *base,
     m.name = name;
     m.threads = threads;
     int rc = bench_measure(ctx, &m, result);
-    return settle_writes(ctx) != 0 ? -1 : rc;
+    return bench_settle_writes(ctx) != 0 ? -1 : rc;
 }
 
 /* The baselines that move data per call, each at the thread count that makes it comparable. */
@@ -145,45 +181,73 @@ static int measure_copy_baselines(const struct bench_ctx *ctx, uint64_t library_
     return rc;
 }
 
-/*
- * The library's sync API sweeping the file in order, each call moving what one batch moves: the
- * throughput a batch of scattered calls is judged against.
- */
-static int measure_sync_seq(const struct bench_ctx *ctx, struct bench_result *result)
+/* The library's APIs in the order they run, by --api bit. */
+static const struct {
+    unsigned bit;
+    const struct bench_method *method;
+} library_apis[] = {
+    {BENCH_API_SYNC, &bench_method_library},
+    {BENCH_API_ASYNC, &bench_method_library_async},
+    {BENCH_API_BATCH, &bench_method_library_batch},
+};
+
+unsigned bench_library_methods(const struct bench_options *o, unsigned *which)
 {
-    const struct bench_options *o = ctx->opts;
-    uint64_t call = (uint64_t)o->batch_entries * o->io_size;
-    uint64_t file_bytes = ctx->chunks * o->io_size;
-    if (call > BENCH_MAX_IO_SIZE)
-        call = BENCH_MAX_IO_SIZE / o->io_size * o->io_size;
-    if (call > file_bytes / o->threads)
-        call = file_bytes / o->threads / o->io_size * o->io_size;
-    struct bench_options seq_opts = *o;
-    seq_opts.io_size = (size_t)call;
-    seq_opts.iterations = 0;
-    struct bench_ctx seq = *ctx;
-    seq.opts = &seq_opts;
-    seq.chunks = file_bytes / call;
-    seq.wl = &bench_workloads[ctx->wl->op == BENCH_READ ? 0 : 1];
-    return measure(&seq, &bench_method_library, "sync-seq", o->threads, result);
+    unsigned n = 0;
+    for (unsigned i = 0; i < sizeof(library_apis) / sizeof(library_apis[0]); i++)
+        if (o->apis & library_apis[i].bit)
+            which[n++] = i;
+    if ((o->baselines & BENCH_BL_SYNC_SEQ) ||
+        (!o->baselines_explicit && (o->apis & BENCH_API_BATCH)))
+        which[n++] = BENCH_METHOD_SYNC_SEQ;
+    return n;
 }
 
-/* The library once per --api, named after the API; "library" is the sync one. */
-static int measure_library(const struct bench_ctx *ctx, struct bench_result *results, unsigned *n_p)
+/*
+ * sync-seq is the library's sync API sweeping the file in order, each call moving what one batch
+ * moves: the throughput a batch of scattered calls is judged against.
+ */
+void bench_library_method(const struct bench_ctx *ctx, unsigned which,
+                          struct bench_options *seq_opts, struct bench_ctx *out_ctx,
+                          struct bench_method *out)
 {
-    static const struct {
-        unsigned bit;
-        const struct bench_method *method;
-    } apis[] = {
-        {BENCH_API_SYNC, &bench_method_library},
-        {BENCH_API_ASYNC, &bench_method_library_async},
-        {BENCH_API_BATCH, &bench_method_library_batch},
-    };
+    const struct bench_options *o = ctx->opts;
+    *out_ctx = *ctx;
+    if (which != BENCH_METHOD_SYNC_SEQ) {
+        *out = *library_apis[which].method;
+        out->threads = o->threads;
+        return;
+    }
+    uint64_t call = (uint64_t)o->batch_entries * o->io_size;
+    uint64_t file_bytes = ctx->chunks * o->io_size;
+    unsigned threads = o->threads * (ctx->n_groups != 0 ? ctx->n_groups : 1);
+    if (call > BENCH_MAX_IO_SIZE)
+        call = BENCH_MAX_IO_SIZE / o->io_size * o->io_size;
+    if (call > file_bytes / threads)
+        call = file_bytes / threads / o->io_size * o->io_size;
+    *seq_opts = *o;
+    seq_opts->io_size = (size_t)call;
+    seq_opts->iterations = 0;
+    out_ctx->opts = seq_opts;
+    out_ctx->chunks = file_bytes / call;
+    out_ctx->wl = &bench_workloads[ctx->wl->op == BENCH_READ ? 0 : 1];
+    *out = bench_method_library;
+    out->name = "sync-seq";
+    out->threads = o->threads;
+}
+
+/* The library once per --api, named after the API ("library" is the sync one), then sync-seq. */
+static int measure_library(const struct bench_ctx *ctx, const unsigned *which, unsigned n_which,
+                           struct bench_result *results, unsigned *n_p)
+{
     int rc = 0;
-    for (unsigned i = 0; i < sizeof(apis) / sizeof(apis[0]) && !bench_stop; i++)
-        if (ctx->opts->apis & apis[i].bit)
-            rc |= measure(ctx, apis[i].method, apis[i].method->name, ctx->opts->threads,
-                          &results[(*n_p)++]);
+    for (unsigned i = 0; i < n_which && !bench_stop; i++) {
+        struct bench_options seq_opts;
+        struct bench_ctx mctx;
+        struct bench_method m;
+        bench_library_method(ctx, which[i], &seq_opts, &mctx, &m);
+        rc |= measure(&mctx, &m, m.name, m.threads, &results[(*n_p)++]);
+    }
     return rc;
 }
 
@@ -191,7 +255,11 @@ static int run_workload(struct bench_ctx *ctx, const struct bench_env *env, unsi
 {
     const struct bench_options *o = ctx->opts;
     struct bench_file *f = ctx->file;
-    struct bench_result *results = calloc(12, sizeof(*results));
+    unsigned which[4], n_which = bench_library_methods(o, which);
+    unsigned per_method = o->n_backends != 0  ? o->n_backends
+                          : o->n_devices != 0 ? o->n_devices + 1
+                                              : 1;
+    struct bench_result *results = calloc(n_which * per_method + 8, sizeof(*results));
     unsigned n = 0;
     int rc = 0;
 
@@ -208,11 +276,12 @@ static int run_workload(struct bench_ctx *ctx, const struct bench_env *env, unsi
         free(results);
         return -1;
     }
-    rc |= measure_library(ctx, results, &n);
-    bool sync_seq = (o->baselines & BENCH_BL_SYNC_SEQ) ||
-                    (!o->baselines_explicit && (o->apis & BENCH_API_BATCH));
-    if (sync_seq && !bench_stop)
-        rc |= measure_sync_seq(ctx, &results[n++]);
+    if (o->n_backends != 0)
+        rc |= bench_backends_measure(ctx, which, n_which, results, &n);
+    else if (o->n_devices != 0)
+        rc |= bench_devices_measure(ctx, which, n_which, results, &n);
+    else
+        rc |= measure_library(ctx, which, n_which, results, &n);
     if (!bench_stop)
         rc |= measure_io_baselines(ctx, results, &n);
     if (!bench_stop)
@@ -289,10 +358,20 @@ int main(int argc, char **argv)
     sa.sa_handler = stop_on_signal;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    if (opts.worker_fds[0] >= 0)
+        return bench_worker_main(&opts);
 
-    int rc = library_open(&opts);
+    int rc = 0;
+    if (opts.n_backends != 0) {
+        /* A command to a worker that died fails with EPIPE instead of ending this program. */
+        signal(SIGPIPE, SIG_IGN);
+        rc = bench_backends_probe(&opts);
+        if (rc != 0)
+            return rc;
+    }
+    rc = bench_library_open(&opts);
     if (rc != 0)
-        return rc;
+        return rc < 0 ? 1 : rc;
     bench_env_gather(&opts, &env);
     rc = 1;
     if (bench_file_open(&opts, &file) == 0) {

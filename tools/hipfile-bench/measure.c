@@ -174,8 +174,8 @@ static void *thread_main(void *arg)
     struct bench_thread *t = &s->t;
     unsigned seen = 0;
 
-    /* The current device is per thread in HIP. */
-    hipError_t err = hipSetDevice(r->ctx->opts->device);
+    /* The current device is per thread in HIP: each thread sets its own, never the caller's. */
+    hipError_t err = hipSetDevice(t->device);
     int rc = err == hipSuccess ? r->method->setup(t) : bench_hip_error("hipSetDevice", err);
     pthread_mutex_lock(&r->lock);
     r->ready++;
@@ -236,18 +236,27 @@ static void run_one_pass(struct runner *r, const char *phase, unsigned pass, uin
     pthread_mutex_unlock(&r->lock);
 }
 
-/* Give every thread its region, its random state and its check buffer. */
+/*
+ * Give every thread its region, device, random state and check buffer. With device groups the
+ * file is cut into one part per group and each part among that group's threads.
+ */
 static int slots_init(struct runner *r)
 {
     const struct bench_ctx *ctx = r->ctx;
-    uint64_t per = ctx->chunks / r->n, extra = ctx->chunks % r->n;
+    unsigned groups = ctx->n_groups != 0 ? ctx->n_groups : 1;
+    unsigned per_group = r->n / groups;
+    uint64_t group_chunks = ctx->chunks / groups;
     for (unsigned i = 0; i < r->n; i++) {
         struct bench_thread *t = &r->slots[i].t;
+        unsigned g = i / per_group, k = i % per_group;
+        uint64_t per = group_chunks / per_group, extra = group_chunks % per_group;
         r->slots[i].r = r;
         t->ctx = ctx;
         t->index = i;
-        t->first_chunk = i * per + (i < extra ? i : extra);
-        t->n_chunks = per + (i < extra ? 1 : 0);
+        t->group = g;
+        t->device = ctx->n_groups != 0 ? ctx->group_devices[g] : ctx->opts->device;
+        t->first_chunk = g * group_chunks + k * per + (k < extra ? k : extra);
+        t->n_chunks = per + (k < extra ? 1 : 0);
         t->fd = ctx->file->fd;
         t->rng = (ctx->opts->seed + 1) * 0x9e3779b97f4a7c15ull ^
                  ((uint64_t)i + 1) * 0xd1b54a32d192ed03ull;
@@ -275,7 +284,17 @@ static void result_collect(struct runner *r, struct bench_result *result)
         result->mismatches += t->mismatches;
         result->failed |= t->failed || t->mismatches != 0;
         bench_hist_merge(&result->hist, &t->hist);
+        if (r->ctx->n_groups == 0)
+            continue;
+        struct bench_group_result *g = &result->groups[t->group];
+        g->device = t->device;
+        g->threads++;
+        g->bytes += atomic_load(&t->bytes);
+        g->calls += t->calls;
+        if ((double)t->active_ns / 1e9 > g->seconds)
+            g->seconds = (double)t->active_ns / 1e9;
     }
+    result->n_groups = r->ctx->n_groups;
     result->has_latency = result->calls > 0;
 }
 
@@ -285,6 +304,7 @@ static void counters_reset(struct runner *r)
         struct bench_thread *t = &r->slots[i].t;
         atomic_store(&t->bytes, 0);
         t->calls = 0;
+        t->active_ns = 0;
         memset(&t->hist, 0, sizeof(t->hist));
     }
 }
@@ -297,111 +317,202 @@ static bool any_failed(const struct runner *r)
     return false;
 }
 
-/* The warm-up and the measured passes; the threads are set up and idle. */
-static void measure_passes(struct runner *r, struct bench_result *result)
+static uint64_t calls_so_far(const struct runner *r)
 {
-    const struct bench_options *o = r->ctx->opts;
-    if (o->warmup_s > 0) {
-        uint64_t now = bench_now_ns();
-        r->deadline_ns = now + (uint64_t)(o->warmup_s * 1e9);
-        run_one_pass(r, "warm-up", 1, now);
-        counters_reset(r);
+    uint64_t calls = 0;
+    for (unsigned i = 0; i < r->n; i++)
+        calls += r->slots[i].t.calls;
+    return calls;
+}
+
+struct bench_session {
+    struct runner r;
+    unsigned started;  /* threads running */
+    uint64_t start_ns; /* when the first measured pass began, for the progress line */
+};
+
+static void warm_up(struct runner *r)
+{
+    uint64_t now = bench_now_ns();
+    r->deadline_ns = now + (uint64_t)(r->ctx->opts->warmup_s * 1e9);
+    run_one_pass(r, "warm-up", 1, now);
+    counters_reset(r);
+}
+
+/* Stop the threads (each tears its method down) and join them; their counters stay. */
+static void session_stop(struct bench_session *s)
+{
+    struct runner *r = &s->r;
+    pthread_mutex_lock(&r->lock);
+    r->quit = true;
+    pthread_cond_broadcast(&r->start);
+    pthread_mutex_unlock(&r->lock);
+    for (unsigned i = 0; i < s->started; i++)
+        pthread_join(r->slots[i].tid, NULL);
+    s->started = 0;
+}
+
+static void session_free(struct bench_session *s)
+{
+    struct runner *r = &s->r;
+    session_stop(s);
+    for (unsigned i = 0; i < r->n; i++) {
+        free(r->slots[i].t.check);
+        free(r->slots[i].t.offsets);
     }
-    uint64_t measured_ns = 0, start_ns = bench_now_ns();
-    double cpu_s = 0;
-    while (!any_failed(r) && !bench_stop) {
-        if (o->drop_cache)
-            bench_file_drop_cache(r->ctx->file, bench_drop_cache_note,
-                                  sizeof(bench_drop_cache_note));
-        double c0 = bench_cpu_seconds();
-        uint64_t t0 = bench_now_ns();
-        r->deadline_ns = o->time_s > 0 ? t0 + (uint64_t)(o->time_s * 1e9) - measured_ns : 0;
-        run_one_pass(r, "measured", result->passes + 1, start_ns);
-        uint64_t t1 = t0;
-        for (unsigned i = 0; i < r->n; i++)
-            if (r->slots[i].t.end_ns > t1)
-                t1 = r->slots[i].t.end_ns;
-        measured_ns += t1 - t0;
-        cpu_s += bench_cpu_seconds() - c0;
-        result->passes++;
-        if (o->time_s > 0 ? measured_ns >= (uint64_t)(o->time_s * 1e9)
-                          : result->passes >= o->passes)
-            break;
+    pthread_cond_destroy(&r->finished);
+    pthread_cond_destroy(&r->start);
+    pthread_mutex_destroy(&r->lock);
+    free(r->slots);
+    free(s);
+}
+
+int bench_session_open(const struct bench_ctx *ctx, const struct bench_method *method,
+                       struct bench_result *result, struct bench_session **session_p)
+{
+    /* Every thread owns at least one call's worth of the file. */
+    unsigned n = method->threads < ctx->chunks ? method->threads : (unsigned)ctx->chunks;
+    bench_result_init(result, method->name);
+    *session_p = NULL;
+    struct bench_session *s = calloc(1, sizeof(*s));
+    if (s == NULL || (s->r.slots = calloc(n, sizeof(*s->r.slots))) == NULL) {
+        snprintf(result->note, sizeof(result->note), "no memory for %u threads", n);
+        result->failed = true;
+        free(s);
+        return -1;
     }
-    result->seconds = (double)measured_ns / 1e9;
-    result->cpu_s = cpu_s;
-    if (r->ctx->progress)
+    struct runner *r = &s->r;
+    r->ctx = ctx;
+    r->method = method;
+    r->n = n;
+    result->threads = n;
+    pthread_mutex_init(&r->lock, NULL);
+    pthread_cond_init(&r->start, NULL);
+    pthread_cond_init(&r->finished, NULL);
+    if (slots_init(r) != 0) {
+        snprintf(result->note, sizeof(result->note), "setup failed");
+        goto failed;
+    }
+    for (; s->started < r->n; s->started++) {
+        int rc =
+            pthread_create(&r->slots[s->started].tid, NULL, thread_main, &r->slots[s->started]);
+        if (rc != 0) {
+            snprintf(result->note, sizeof(result->note), "cannot start thread %u: %s", s->started,
+                     strerror(rc));
+            goto failed;
+        }
+    }
+    pthread_mutex_lock(&r->lock);
+    while (r->ready < s->started)
+        pthread_cond_wait(&r->finished, &r->lock);
+    pthread_mutex_unlock(&r->lock);
+    if (r->setup_failures > 0) {
+        snprintf(result->note, sizeof(result->note), "setup failed on %d of %u threads",
+                 r->setup_failures, r->n);
+        goto failed;
+    }
+    if (ctx->opts->warmup_s > 0)
+        warm_up(r);
+    s->start_ns = bench_now_ns();
+    *session_p = s;
+    return 0;
+
+failed:
+    session_free(s);
+    result->failed = true;
+    return -1;
+}
+
+int bench_session_pass(struct bench_session *s, uint64_t budget_ns, struct bench_result *result,
+                       uint64_t *pass_ns_p)
+{
+    struct runner *r = &s->r;
+    const struct bench_ctx *ctx = r->ctx;
+    struct bench_counts before, after;
+    if (ctx->opts->drop_cache)
+        bench_file_drop_cache(ctx->file, bench_drop_cache_note, sizeof(bench_drop_cache_note));
+    if (ctx->count_requests && bench_counts_take(&before) != 0)
+        return bench_result_fail(result, "cannot read the library's statistics");
+    uint64_t calls_before = calls_so_far(r);
+    /* Each group's calls of this pass: minus the count before it here, plus the count after. */
+    uint64_t group_calls[BENCH_MAX_DEVICES] = {0};
+    for (unsigned i = 0; i < r->n; i++)
+        group_calls[r->slots[i].t.group] -= r->slots[i].t.calls;
+    double c0 = bench_cpu_seconds();
+    uint64_t t0 = bench_now_ns();
+    r->deadline_ns = budget_ns != 0 ? t0 + budget_ns : 0;
+    run_one_pass(r, "measured", result->passes + 1, s->start_ns);
+    uint64_t t1 = t0;
+    for (unsigned i = 0; i < r->n; i++) {
+        struct bench_thread *t = &r->slots[i].t;
+        if (t->end_ns > t1)
+            t1 = t->end_ns;
+        t->active_ns += t->end_ns - t0;
+    }
+    result->seconds += (double)(t1 - t0) / 1e9;
+    result->cpu_s += bench_cpu_seconds() - c0;
+    result->passes++;
+    *pass_ns_p = t1 - t0;
+    if (ctx->progress)
         fprintf(stderr, "\r\033[K");
+    if (any_failed(r))
+        return -1;
+    if (ctx->count_requests) {
+        if (bench_counts_take(&after) != 0)
+            return bench_result_fail(result, "cannot read the library's statistics");
+        for (unsigned i = 0; i < r->n; i++)
+            group_calls[r->slots[i].t.group] += r->slots[i].t.calls;
+        return bench_counts_check(ctx, &before, &after, calls_so_far(r) - calls_before, group_calls,
+                                  result);
+    }
+    return 0;
+}
+
+void bench_session_close(struct bench_session *s, struct bench_result *result)
+{
+    session_stop(s);
+    result_collect(&s->r, result);
+    session_free(s);
+    result->ran = true;
+    if (result->mismatches != 0)
+        snprintf(result->note, sizeof(result->note), "wrong data in %llu call(s)",
+                 (unsigned long long)result->mismatches);
+    else if (result->failed && result->note[0] == '\0')
+        snprintf(result->note, sizeof(result->note), "stopped by an I/O error");
+    if (result->note[0] != '\0')
+        result->failed = true;
+}
+
+int bench_result_fail(struct bench_result *result, const char *why)
+{
+    if (result->note[0] == '\0')
+        snprintf(result->note, sizeof(result->note), "%s", why);
+    result->failed = true;
+    return -1;
+}
+
+void bench_result_init(struct bench_result *result, const char *name)
+{
+    memset(result, 0, sizeof(*result));
+    snprintf(result->name, sizeof(result->name), "%s", name);
+    result->backend_index = -1;
+    result->device = -1;
 }
 
 int bench_measure(const struct bench_ctx *ctx, const struct bench_method *method,
                   struct bench_result *result)
 {
-    /* Every thread owns at least one call's worth of the file. */
-    unsigned n = method->threads < ctx->chunks ? method->threads : (unsigned)ctx->chunks;
-    struct runner r = {.ctx = ctx, .method = method, .n = n};
-    unsigned started = 0;
-
-    memset(result, 0, sizeof(*result));
-    snprintf(result->name, sizeof(result->name), "%s", method->name);
-    result->threads = n;
-    r.slots = calloc(r.n, sizeof(*r.slots));
-    if (r.slots == NULL) {
-        snprintf(result->note, sizeof(result->note), "no memory for %u threads", r.n);
-        result->failed = true;
+    struct bench_session *s;
+    if (bench_session_open(ctx, method, result, &s) != 0)
         return -1;
-    }
-    pthread_mutex_init(&r.lock, NULL);
-    pthread_cond_init(&r.start, NULL);
-    pthread_cond_init(&r.finished, NULL);
-    if (slots_init(&r) != 0) {
-        snprintf(result->note, sizeof(result->note), "setup failed");
-        goto free_slots;
-    }
-    for (; started < r.n; started++) {
-        int rc = pthread_create(&r.slots[started].tid, NULL, thread_main, &r.slots[started]);
-        if (rc != 0) {
-            snprintf(result->note, sizeof(result->note), "cannot start thread %u: %s", started,
-                     strerror(rc));
+    uint64_t time_ns = (uint64_t)(ctx->opts->time_s * 1e9), measured_ns = 0, pass_ns;
+    int rc = 0;
+    while (rc == 0 && !bench_stop) {
+        rc = bench_session_pass(s, time_ns != 0 ? time_ns - measured_ns : 0, result, &pass_ns);
+        measured_ns += pass_ns;
+        if (time_ns != 0 ? measured_ns >= time_ns : result->passes >= ctx->opts->passes)
             break;
-        }
     }
-    pthread_mutex_lock(&r.lock);
-    while (r.ready < started)
-        pthread_cond_wait(&r.finished, &r.lock);
-    pthread_mutex_unlock(&r.lock);
-    if (r.setup_failures > 0)
-        snprintf(result->note, sizeof(result->note), "setup failed on %d of %u threads",
-                 r.setup_failures, r.n);
-    else if (started == r.n)
-        measure_passes(&r, result);
-
-    pthread_mutex_lock(&r.lock);
-    r.quit = true;
-    pthread_cond_broadcast(&r.start);
-    pthread_mutex_unlock(&r.lock);
-    for (unsigned i = 0; i < started; i++)
-        pthread_join(r.slots[i].tid, NULL);
-    if (result->note[0] == '\0') {
-        result_collect(&r, result);
-        result->ran = true;
-        if (result->mismatches != 0)
-            snprintf(result->note, sizeof(result->note), "wrong data in %llu call(s)",
-                     (unsigned long long)result->mismatches);
-        else if (result->failed)
-            snprintf(result->note, sizeof(result->note), "stopped by an I/O error");
-    }
-
-free_slots:
-    for (unsigned i = 0; i < r.n; i++) {
-        free(r.slots[i].t.check);
-        free(r.slots[i].t.offsets);
-    }
-    pthread_cond_destroy(&r.finished);
-    pthread_cond_destroy(&r.start);
-    pthread_mutex_destroy(&r.lock);
-    free(r.slots);
-    if (result->note[0] != '\0')
-        result->failed = true;
+    bench_session_close(s, result);
     return result->failed ? -1 : 0;
 }

@@ -41,6 +41,9 @@ enum long_only {
     OPT_VERSION,
     OPT_API,
     OPT_BATCH_ENTRIES,
+    OPT_BACKENDS,
+    OPT_DEVICES,
+    OPT_BACKEND_WORKER,
 };
 
 static const struct option long_options[] = {
@@ -71,6 +74,10 @@ static const struct option long_options[] = {
     {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
     {"api", required_argument, NULL, OPT_API},
     {"batch-entries", required_argument, NULL, OPT_BATCH_ENTRIES},
+    {"backends", required_argument, NULL, OPT_BACKENDS},
+    {"devices", required_argument, NULL, OPT_DEVICES},
+    /* Not in --help: how this program starts its own --backends workers. */
+    {"backend-worker", required_argument, NULL, OPT_BACKEND_WORKER},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -241,6 +248,66 @@ static int parse_apis(const char *text, unsigned *bits_p)
                            "unknown API (sync, async, batch, all)", false, bits_p);
 }
 
+/* Backend names as plugins.enable takes them; each at most once. */
+static int parse_backends(const char *text, struct bench_options *o)
+{
+    char copy[BENCH_MAX_BACKENDS * BENCH_BACKEND_NAME];
+    if (strlen(text) >= sizeof(copy))
+        return bad_value("backends", text, "too long");
+    strcpy(copy, text);
+    o->n_backends = 0;
+    char *save = NULL;
+    for (char *name = strtok_r(copy, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+        if (strlen(name) >= BENCH_BACKEND_NAME)
+            return bad_value("backends", name, "name too long");
+        if (strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") !=
+            strlen(name))
+            return bad_value("backends", name, "not a backend name (letters, digits, . _ -)");
+        for (unsigned i = 0; i < o->n_backends; i++)
+            if (strcmp(o->backends[i], name) == 0)
+                return bad_value("backends", name, "named twice");
+        if (o->n_backends == BENCH_MAX_BACKENDS)
+            return bad_value("backends", text, "more than 8 backends");
+        strcpy(o->backends[o->n_backends++], name);
+    }
+    if (o->n_backends == 0)
+        return bad_value("backends", text, "names no backend");
+    return 0;
+}
+
+/* Device indexes, each at most once, or "all" (resolved once the runtime is up). */
+static int parse_devices(const char *text, struct bench_options *o)
+{
+    char copy[256];
+    if (strlen(text) >= sizeof(copy))
+        return bad_value("devices", text, "too long");
+    strcpy(copy, text);
+    o->n_devices = 0;
+    o->all_devices = strcmp(text, "all") == 0;
+    if (o->all_devices)
+        return 0;
+    char *save = NULL;
+    for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        uint64_t v;
+        if (parse_count("devices", item, 0, BENCH_MAX_DEVICES - 1, &v) != 0)
+            return -1;
+        for (unsigned i = 0; i < o->n_devices; i++)
+            if (o->devices[i] == (int)v)
+                return bad_value("devices", item, "named twice");
+        o->devices[o->n_devices++] = (int)v;
+    }
+    if (o->n_devices == 0)
+        return bad_value("devices", text, "names no device (give indexes, or all)");
+    return 0;
+}
+
+static int parse_worker_fds(const char *text, int *fds)
+{
+    if (sscanf(text, "%d,%d", &fds[0], &fds[1]) != 2 || fds[0] < 0 || fds[1] < 0)
+        return bad_value("backend-worker", text, "for this program's own use");
+    return 0;
+}
+
 static int parse_mem(const char *text, enum bench_mem *mem_p)
 {
     if (strcmp(text, "device") == 0)
@@ -285,6 +352,14 @@ static int check_combination(const struct bench_options *o, bool time_given, boo
                 o->mem == BENCH_MEM_DEVICE ? "64 GiB" : "16 GiB");
         return -1;
     }
+    if (o->n_backends != 0 && (o->n_devices != 0 || o->all_devices)) {
+        fprintf(stderr, BENCH_NAME ": give --backends or --devices, not both\n");
+        return -1;
+    }
+    if ((o->n_devices != 0 || o->all_devices) && o->device_given) {
+        fprintf(stderr, BENCH_NAME ": give --device or --devices, not both\n");
+        return -1;
+    }
     if (o->copy_chunk > BENCH_MAX_IO_SIZE) {
         fprintf(stderr, BENCH_NAME ": --copy-chunk %s is too large\n",
                 bench_size_text(o->copy_chunk, a, sizeof(a)));
@@ -310,6 +385,7 @@ int bench_options_parse(int argc, char **argv, struct bench_options *opts_p)
         .progress = -1,
         .apis = BENCH_API_SYNC,
         .batch_entries = 128,
+        .worker_fds = {-1, -1},
     };
     bool time_given = false, passes_given = false, iterations_given = false;
     uint64_t v;
@@ -392,6 +468,16 @@ int bench_options_parse(int argc, char **argv, struct bench_options *opts_p)
         case OPT_DEVICE:
             rc = parse_count("device", optarg, 0, 1023, &v);
             o.device = (int)v;
+            o.device_given = true;
+            break;
+        case OPT_BACKENDS:
+            rc = parse_backends(optarg, &o);
+            break;
+        case OPT_DEVICES:
+            rc = parse_devices(optarg, &o);
+            break;
+        case OPT_BACKEND_WORKER:
+            rc = parse_worker_fds(optarg, o.worker_fds);
             break;
         case OPT_VERIFY:
             o.verify = true;

@@ -1,7 +1,9 @@
 /*
  * What a run reports: facts about the machine, the HIP runtime and the library's settings, then
  * each method's figures and the library's ratio to every baseline, as text or as one JSON object
- * per workload.
+ * per workload. With --backends each library result names its backend and what the statistics
+ * say served it; with --devices the run of all devices at once is set against the sum of the
+ * single-device runs.
  */
 #include <dlfcn.h>
 #include <math.h>
@@ -142,20 +144,82 @@ static bool measured(const struct bench_result *r)
     return r->ran && r->bytes > 0 && r->seconds > 0;
 }
 
+/* A result of one backend (--backends) or of one device or all of them (--devices). */
+static bool per_run(const struct bench_result *r)
+{
+    return r->backend_index >= 0 || r->device >= 0 || r->aggregate;
+}
+
+/* "library", "library@fastpath", "library-async@dev2", "sync-seq@all". */
+static const char *label(const struct bench_result *r, char *text, size_t len)
+{
+    if (r->backend_index >= 0)
+        snprintf(text, len, "%s@%s", r->name, r->backend);
+    else if (r->device >= 0)
+        snprintf(text, len, "%s@dev%d", r->name, r->device);
+    else if (r->aggregate)
+        snprintf(text, len, "%s@all", r->name);
+    else
+        snprintf(text, len, "%s", r->name);
+    return text;
+}
+
 /*
  * Whether the report gives the ratio of library method @p l to result @p b: every library method
- * to every baseline, and the async and batch methods to the sync one. Latency ratios need per-call
- * latency, which a batch does not have.
+ * to every baseline, and the async and batch methods to the sync one. With --backends each
+ * backend's method also to the first backend's same method; the methods of one backend or one
+ * device are compared among themselves only. An aggregate of several devices is set against the
+ * sum of the single-device runs instead (multi_device). Latency ratios need per-call latency,
+ * which a batch does not have.
  */
 static bool ratio_wanted(const struct bench_result *l, const struct bench_result *b)
 {
-    if (l == b || !is_library(l) || !measured(l) || !measured(b))
+    if (l == b || !is_library(l) || !measured(l) || !measured(b) || l->aggregate)
         return false;
+    if (per_run(b)) {
+        if (b->aggregate)
+            return false;
+        if (l->backend_index != b->backend_index)
+            return b->backend_index == 0 && strcmp(l->name, b->name) == 0;
+        if (l->device != b->device)
+            return false;
+        return !is_library(b) || strcmp(b->name, "library") == 0;
+    }
     if (is_library(b))
         return strcmp(b->name, "library") == 0;
     if (latency_baseline(b))
         return strcmp(l->name, "library-batch") != 0;
     return true;
+}
+
+/* The single-device runs of @p agg's method: how many, and the sum of their GB/s. */
+static unsigned single_runs(const struct bench_result *results, unsigned n,
+                            const struct bench_result *agg, double *sum_p)
+{
+    unsigned found = 0;
+    *sum_p = 0;
+    for (unsigned i = 0; i < n; i++) {
+        const struct bench_result *r = &results[i];
+        if (r->device >= 0 && strcmp(r->name, agg->name) == 0 && measured(r)) {
+            *sum_p += gbps(r);
+            found++;
+        }
+    }
+    return found;
+}
+
+static const struct bench_result *single_run_of(const struct bench_result *results, unsigned n,
+                                                const char *name, int device)
+{
+    for (unsigned i = 0; i < n; i++)
+        if (results[i].device == device && strcmp(results[i].name, name) == 0)
+            return &results[i];
+    return NULL;
+}
+
+static double group_gbps(const struct bench_group_result *g)
+{
+    return g->seconds > 0 ? (double)g->bytes / g->seconds / 1e9 : 0;
 }
 
 /* ---- Text ----------------------------------------------------------------------------------- */
@@ -179,13 +243,15 @@ static void print_env_once(const struct bench_env *env)
            env->io_threads, env->parallel_io ? "on" : "off");
 }
 
-static void print_result_row(const struct bench_result *r)
+static void print_result_row(const struct bench_result *r, int width)
 {
+    char name[80];
+    label(r, name, sizeof(name));
     if (!r->ran) {
-        printf("  %-14s %s: %s\n", r->name, r->failed ? "failed" : "skipped", r->note);
+        printf("  %-*s %s: %s\n", width, name, r->failed ? "failed" : "skipped", r->note);
         return;
     }
-    printf("  %-14s %7u %6u %9.3f %10.1f", r->name, r->threads, r->passes, gbps(r), iops(r));
+    printf("  %-*s %7u %6u %9.3f %10.1f", width, name, r->threads, r->passes, gbps(r), iops(r));
     if (r->has_latency)
         printf(" %9.1f %9.1f %9.1f %9.1f", latency_us(r, 50), latency_us(r, 90), latency_us(r, 99),
                (double)r->hist.max_ns / 1e3);
@@ -200,14 +266,60 @@ static void print_ratios(const struct bench_result *results, unsigned n)
         const struct bench_result *lib = &results[l];
         for (unsigned i = 0; i < n; i++) {
             const struct bench_result *b = &results[i];
+            char ln[80], bn[80];
             if (!ratio_wanted(lib, b))
                 continue;
+            label(lib, ln, sizeof(ln));
+            label(b, bn, sizeof(bn));
             if (latency_baseline(b))
-                printf("  %s p50 latency / %s p50 latency = %.2f\n", lib->name, b->name,
+                printf("  %s p50 latency / %s p50 latency = %.2f\n", ln, bn,
                        latency_us(lib, 50) / latency_us(b, 50));
             else
-                printf("  %s/%s = %.2f\n", lib->name, b->name, gbps(lib) / gbps(b));
+                printf("  %s/%s = %.2f\n", ln, bn, gbps(lib) / gbps(b));
         }
+    }
+}
+
+/* What the statistics of each backend's process say served its requests. */
+static void print_served(const struct bench_result *results, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        const struct bench_result *r = &results[i];
+        char name[80];
+        if (r->backend_index < 0 || !r->ran)
+            continue;
+        printf("  %s: %llu measured requests counted as served (direct path %llu, compat %llu); "
+               "its process: %llu of %llu requests served by %s, %llu by others\n",
+               label(r, name, sizeof(name)), (unsigned long long)r->counted,
+               (unsigned long long)r->counted_direct, (unsigned long long)r->counted_compat,
+               (unsigned long long)r->backend_served, (unsigned long long)r->worker_requests,
+               r->backend, (unsigned long long)r->others_served);
+    }
+}
+
+/* Each aggregate against the sum of its method's single-device runs. */
+static void print_multi_device(const struct bench_result *results, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        const struct bench_result *agg = &results[i];
+        double sum;
+        char name[80];
+        if (!agg->aggregate || !measured(agg))
+            continue;
+        printf("  %s, each device at once:", label(agg, name, sizeof(name)));
+        for (unsigned g = 0; g < agg->n_groups; g++) {
+            const struct bench_result *one =
+                single_run_of(results, n, agg->name, agg->groups[g].device);
+            printf("%s device %d %.3f GB/s", g ? ";" : "", agg->groups[g].device,
+                   group_gbps(&agg->groups[g]));
+            if (one != NULL && measured(one))
+                printf(" (alone %.3f)", gbps(one));
+        }
+        printf("\n");
+        if (single_runs(results, n, agg, &sum) == agg->n_groups && sum > 0)
+            printf("  %s = %.3f GB/s; sum of single-device runs = %.3f GB/s; aggregate/sum = "
+                   "%.2f\n",
+                   name, gbps(agg), sum, gbps(agg) / sum);
     }
 }
 
@@ -227,11 +339,27 @@ static void print_text(const struct bench_ctx *ctx, const struct bench_env *env,
            o->drop_cache ? bench_drop_cache_note : "");
     printf("  raw and O_DIRECT baselines at %u threads (%s)\n", ctx->baseline_threads,
            baseline_threads_reason(ctx));
-    printf("  %-14s %7s %6s %9s %10s %9s %9s %9s %9s %9s\n", "method", "threads", "passes", "GB/s",
-           "IOPS", "p50 us", "p90 us", "p99 us", "max us", "CPU s/GB");
+    if (o->n_backends != 0)
+        printf("  library methods served by each of --backends in its own process, passes "
+               "interleaved\n");
+    if (o->n_devices != 0)
+        printf("  library methods on each of --devices alone, then on all %u at once (%u "
+               "thread%s per device)\n",
+               o->n_devices, o->threads, o->threads == 1 ? "" : "s");
+    int width = 14;
+    for (unsigned i = 0; i < n; i++) {
+        char name[80];
+        int len = (int)strlen(label(&results[i], name, sizeof(name)));
+        if (len > width)
+            width = len;
+    }
+    printf("  %-*s %7s %6s %9s %10s %9s %9s %9s %9s %9s\n", width, "method", "threads", "passes",
+           "GB/s", "IOPS", "p50 us", "p90 us", "p99 us", "max us", "CPU s/GB");
     for (unsigned i = 0; i < n; i++)
-        print_result_row(&results[i]);
+        print_result_row(&results[i], width);
     print_ratios(results, n);
+    print_served(results, n);
+    print_multi_device(results, n);
     fflush(stdout);
 }
 
@@ -316,6 +444,16 @@ static void json_config(const struct bench_ctx *ctx)
     json_number(o->warmup_s);
     printf(",\"copy_chunk\":%zu,\"copy_streams\":%u,\"device\":%d,\"seed\":%llu,", o->copy_chunk,
            o->copy_streams, o->device, (unsigned long long)o->seed);
+    printf("\"backends\":[");
+    for (unsigned i = 0; i < o->n_backends; i++) {
+        if (i > 0)
+            putchar(',');
+        json_string(o->backends[i]);
+    }
+    printf("],\"devices\":[");
+    for (unsigned i = 0; i < o->n_devices; i++)
+        printf("%s%d", i ? "," : "", o->devices[i]);
+    printf("],");
     printf("\"apis\":[%s%s%s%s%s],\"batch_entries\":%u},",
            (o->apis & BENCH_API_SYNC) ? "\"sync\"" : "",
            (o->apis & BENCH_API_SYNC) && (o->apis & ~BENCH_API_SYNC) ? "," : "",
@@ -324,10 +462,53 @@ static void json_config(const struct bench_ctx *ctx)
            (o->apis & BENCH_API_BATCH) ? "\"batch\"" : "", o->batch_entries);
 }
 
+/* --backends: what the statistics of the backend's process say served it. */
+static void json_served(const struct bench_result *r)
+{
+    printf(",\"backend\":");
+    if (r->backend_index < 0) {
+        printf("null");
+        return;
+    }
+    json_string(r->backend);
+    printf(",\"served\":{\"counted\":%llu,\"direct\":%llu,\"compat\":%llu,"
+           "\"process_requests\":%llu,\"by_backend\":%llu,\"by_others\":%llu}",
+           (unsigned long long)r->counted, (unsigned long long)r->counted_direct,
+           (unsigned long long)r->counted_compat, (unsigned long long)r->worker_requests,
+           (unsigned long long)r->backend_served, (unsigned long long)r->others_served);
+}
+
+/* --devices: the one device, or each device's share of the run of all at once. */
+static void json_devices(const struct bench_result *r)
+{
+    printf(",\"device\":");
+    if (r->device >= 0)
+        printf("%d", r->device);
+    else
+        printf("null");
+    printf(",\"aggregate\":%s", r->aggregate ? "true" : "false");
+    if (!r->aggregate)
+        return;
+    printf(",\"per_device\":[");
+    for (unsigned g = 0; g < r->n_groups; g++) {
+        const struct bench_group_result *d = &r->groups[g];
+        printf("%s{\"device\":%d,\"threads\":%u,\"bytes\":%llu,\"calls\":%llu,\"seconds\":",
+               g ? "," : "", d->device, d->threads, (unsigned long long)d->bytes,
+               (unsigned long long)d->calls);
+        json_number(d->seconds);
+        printf(",\"gbps\":");
+        json_number(group_gbps(d));
+        printf("}");
+    }
+    printf("]");
+}
+
 static void json_result(const struct bench_result *r)
 {
+    char name[80];
     printf("{");
     json_key_string("name", r->name, true);
+    json_key_string("label", label(r, name, sizeof(name)), true);
     printf("\"ran\":%s,\"failed\":%s,", r->ran ? "true" : "false", r->failed ? "true" : "false");
     json_key_string("note", r->note, true);
     printf("\"threads\":%u,\"passes\":%u,\"bytes\":%llu,\"calls\":%llu,\"seconds\":", r->threads,
@@ -341,6 +522,8 @@ static void json_result(const struct bench_result *r)
     json_number(r->cpu_s);
     printf(",\"cpu_s_per_gb\":");
     json_number(cpu_per_gb(r));
+    json_served(r);
+    json_devices(r);
     printf(",\"mismatches\":%llu,\"latency_us\":", (unsigned long long)r->mismatches);
     if (!r->has_latency) {
         printf("null}");
@@ -369,12 +552,49 @@ static void json_ratios(const struct bench_result *results, unsigned n)
             if (!ratio_wanted(lib, b))
                 continue;
             bool latency = latency_baseline(b);
-            printf("%s{\"name\":\"%s/%s\",\"by\":\"%s\",\"value\":", first ? "" : ",", lib->name,
-                   b->name, latency ? "p50_latency" : "gbps");
+            char ln[80], bn[80];
+            printf("%s{\"name\":\"%s/%s\",\"by\":\"%s\",\"value\":", first ? "" : ",",
+                   label(lib, ln, sizeof(ln)), label(b, bn, sizeof(bn)),
+                   latency ? "p50_latency" : "gbps");
             first = false;
             json_number(latency ? latency_us(lib, 50) / latency_us(b, 50) : gbps(lib) / gbps(b));
             printf("}");
         }
+    }
+    printf("]");
+}
+
+/* Each aggregate of --devices against the sum of its method's single-device runs. */
+static void json_multi_device(const struct bench_result *results, unsigned n)
+{
+    bool first = true;
+    printf(",\"multi_device\":[");
+    for (unsigned i = 0; i < n; i++) {
+        const struct bench_result *agg = &results[i];
+        double sum;
+        if (!agg->aggregate)
+            continue;
+        bool complete = single_runs(results, n, agg, &sum) == agg->n_groups && measured(agg);
+        printf("%s{", first ? "" : ",");
+        first = false;
+        json_key_string("method", agg->name, true);
+        printf("\"aggregate_gbps\":");
+        json_number(measured(agg) ? gbps(agg) : NAN);
+        printf(",\"sum_single_gbps\":");
+        json_number(complete ? sum : NAN);
+        printf(",\"ratio\":");
+        json_number(complete && sum > 0 ? gbps(agg) / sum : NAN);
+        printf(",\"per_device\":[");
+        for (unsigned g = 0; g < agg->n_groups; g++) {
+            const struct bench_result *one =
+                single_run_of(results, n, agg->name, agg->groups[g].device);
+            printf("%s{\"device\":%d,\"single_gbps\":", g ? "," : "", agg->groups[g].device);
+            json_number(one != NULL && measured(one) ? gbps(one) : NAN);
+            printf(",\"aggregate_gbps\":");
+            json_number(group_gbps(&agg->groups[g]));
+            printf("}");
+        }
+        printf("]}");
     }
     printf("]");
 }
@@ -396,6 +616,7 @@ static void print_json(const struct bench_ctx *ctx, const struct bench_env *env,
     }
     printf("],");
     json_ratios(results, n);
+    json_multi_device(results, n);
     printf(",\"ok\":%s}\n", failed ? "false" : "true");
     fflush(stdout);
 }
