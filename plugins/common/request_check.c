@@ -1,6 +1,6 @@
 /*
  * Request checks shared by the backends; see request_check.h. Each backend adds its own
- * (memory kinds, registrations) and logs the phrase with its own prefix.
+ * (memory kinds, registrations) as the phrase it passes to hf_request_check.
  */
 #include "common/request_check.h"
 
@@ -42,4 +42,19 @@ int hf_request_access_problem(const struct hf_io_request *req, const char **what
         return -EINVAL;
     }
     return 0;
+}
+
+int hf_request_check(const struct hf_host_api *host, const struct hf_io_request *req,
+                     const char *own_problem)
+{
+    const char *what = own_problem != NULL ? own_problem : hf_request_range_problem(req);
+    if (what != NULL) {
+        host->log(host, HF_LOG_ERROR, "rejecting a %s of %zu bytes: %s",
+                  req->op == HF_IO_WRITE ? "write" : "read", req->size, what);
+        return -EINVAL;
+    }
+    int rc = hf_request_access_problem(req, &what);
+    if (rc < 0)
+        host->log(host, HF_LOG_ERROR, "%s", what);
+    return rc;
 }

@@ -25,6 +25,15 @@ const char *hf_request_range_problem(const struct hf_io_request *req);
  */
 int hf_request_access_problem(const struct hf_io_request *req, const char **what_p);
 
+/**
+ * Every check a backend makes before it serves @p req, logged through host->log as all backends
+ * word them: first @p own_problem, the phrase of a check of the backend's own that failed (NULL
+ * when none; a backend must report here a request without file or buffer), then the range, then
+ * the access mode. Returns 0, -EINVAL or -EBADF.
+ */
+int hf_request_check(const struct hf_host_api *host, const struct hf_io_request *req,
+                     const char *own_problem);
+
 #ifdef __cplusplus
 }
 #endif

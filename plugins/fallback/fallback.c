@@ -190,28 +190,12 @@ static int fallback_score(void *backend, const struct hf_io_request *req, const 
  */
 static int request_check(struct fallback *fb, const struct hf_io_request *req)
 {
-    const char *what = NULL;
+    const char *own = NULL;
     if (req->file == NULL || req->file->fd < 0 || req->buf == NULL)
-        what = "no file descriptor or no buffer";
+        own = "no file descriptor or no buffer";
     else if (!mem_type_is_servable(req->buf->mem_type))
-        what = "memory that cannot be addressed";
-    else
-        what = hf_request_range_problem(req);
-    if (what == NULL)
-        return 0;
-    fallback_log(fb, HF_LOG_ERROR, "rejecting a %s of %zu bytes: %s",
-                 req->op == HF_IO_WRITE ? "write" : "read", req->size, what);
-    return -EINVAL;
-}
-
-/* The descriptor's access mode must allow the direction: one clear -EBADF beats a failed call. */
-static int access_check(struct fallback *fb, const struct hf_io_request *req)
-{
-    const char *what = NULL;
-    int rc = hf_request_access_problem(req, &what);
-    if (rc < 0)
-        fallback_log(fb, HF_LOG_ERROR, "%s", what);
-    return rc;
+        own = "memory that cannot be addressed";
+    return hf_request_check(fb->host, req, own);
 }
 
 /* Reads and writes share one entry: req->op picks the direction all the way down. */
@@ -219,8 +203,6 @@ static ssize_t fallback_transfer(void *backend, const struct hf_io_request *req)
 {
     struct fallback *fb = backend;
     int rc = request_check(fb, req);
-    if (rc == 0)
-        rc = access_check(fb, req);
     if (rc < 0)
         return rc;
     if (req->size == 0)
@@ -240,9 +222,11 @@ static void fallback_submit_many(void *backend, const struct hf_io_request *cons
         unsigned count = n - base < FALLBACK_MANY_MAX ? n - base : FALLBACK_MANY_MAX;
         unsigned k = 0;
         for (unsigned i = base; i < base + count; i++) {
-            int rc = reqs[i] == NULL ? -EINVAL : request_check(fb, reqs[i]);
-            if (rc == 0)
-                rc = access_check(fb, reqs[i]);
+            int rc = -EINVAL;
+            if (reqs[i] == NULL)
+                fallback_log(fb, HF_LOG_ERROR, "rejecting batch request %u: it is NULL", i);
+            else
+                rc = request_check(fb, reqs[i]);
             results[i] = rc;
             if (rc == 0 && reqs[i]->size > 0) {
                 where[k] = i;

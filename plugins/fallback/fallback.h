@@ -141,16 +141,6 @@ void hf_fallback_staged_read_many(struct fallback_io *ios, unsigned n, ssize_t *
                                   int *gpu_errors);
 
 /**
- * Make GPU @p device current for the calling thread, leaving the device it had in *previous_p
- * (-1 when it was already @p device) for putting back. Returns 0, or -HF_EGPU with the runtime's
- * code in *gpu_error_p (logged).
- */
-int hf_fallback_device_enter(struct fallback *fb, int device, int *previous_p, int *gpu_error_p);
-
-/** Make @p previous current again (nothing when it is -1); a failure is only logged. */
-void hf_fallback_device_restore(struct fallback *fb, int previous);
-
-/**
  * Whether @p buf goes through staging slots and GPU copies: memory the CPU cannot address, and
  * device memory it can when bounce_host_accessible is set.
  */

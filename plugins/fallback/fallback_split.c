@@ -8,6 +8,7 @@
 #include <limits.h>
 
 #include "common/align.h"
+#include "common/device_switch.h"
 #include "fallback.h"
 
 /*
@@ -53,35 +54,6 @@ static void direct_setup(struct fallback_io *io, const struct hf_io_request *req
     io->dio_mem_align = file->dio_mem_align;
     /* Without preadv2 the cache cannot be asked; the range is then taken as not cached. */
     io->probe_cache = direct_io == FALLBACK_DIRECT_AUTO && fb->can_probe_cache;
-}
-
-int hf_fallback_device_enter(struct fallback *fb, int device, int *previous_p, int *gpu_error_p)
-{
-    const struct hf_gpu_ops *gpu = fb->host->gpu;
-    int previous = -1;
-    int err = gpu->get_device(&previous);
-    if (err == 0 && previous == device)
-        previous = -1;
-    else if (err == 0)
-        err = gpu->set_device(device);
-    if (err != 0) {
-        fallback_log(fb, HF_LOG_ERROR, "cannot make GPU %d current: %s (%d)", device,
-                     gpu->error_string(err), err);
-        *gpu_error_p = err;
-        return -HF_EGPU;
-    }
-    *previous_p = previous;
-    return 0;
-}
-
-void hf_fallback_device_restore(struct fallback *fb, int previous)
-{
-    if (previous < 0)
-        return;
-    int err = fb->host->gpu->set_device(previous);
-    if (err != 0)
-        fallback_log(fb, HF_LOG_WARN, "cannot make GPU %d current again: %s (%d)", previous,
-                     fb->host->gpu->error_string(err), err);
 }
 
 /* A request cut into pieces; piece i is request bytes [bounds[i], bounds[i + 1]). */
@@ -210,7 +182,7 @@ ssize_t hf_fallback_transfer(struct fallback *fb, const struct hf_io_request *re
             return rc;
         int gpu_error = 0;
         if (io.device >= 0 &&
-            hf_fallback_device_enter(fb, io.device, &previous_device, &gpu_error) < 0) {
+            hf_plugin_device_enter(fb->host, io.device, &previous_device, &gpu_error) < 0) {
             if (req->gpu_error_p != NULL)
                 *req->gpu_error_p = gpu_error;
             return -HF_EGPU;
@@ -241,7 +213,7 @@ ssize_t hf_fallback_transfer(struct fallback *fb, const struct hf_io_request *re
     } else {
         result = split_run(&io, width, lim.split_threshold);
     }
-    hf_fallback_device_restore(fb, previous_device);
+    hf_plugin_device_restore(fb->host, previous_device);
     return result;
 }
 
@@ -265,7 +237,7 @@ static void transfer_lane(struct fallback *fb, const struct hf_io_request *const
     int previous_device = -1, gpu_error = 0;
     ssize_t rc = hf_fallback_pool_get(fb, device, &pool);
     if (rc == 0 && device >= 0 &&
-        hf_fallback_device_enter(fb, device, &previous_device, &gpu_error) < 0)
+        hf_plugin_device_enter(fb->host, device, &previous_device, &gpu_error) < 0)
         rc = -HF_EGPU;
     if (rc < 0) {
         for (unsigned i = 0; i < n; i++) {
@@ -284,7 +256,7 @@ static void transfer_lane(struct fallback *fb, const struct hf_io_request *const
         if (results[i] == -HF_EGPU && reqs[i]->gpu_error_p != NULL)
             *reqs[i]->gpu_error_p = gpu_errors[i];
     }
-    hf_fallback_device_restore(fb, previous_device);
+    hf_plugin_device_restore(fb->host, previous_device);
 }
 
 void hf_fallback_transfer_many(struct fallback *fb, const struct hf_io_request *const *reqs,

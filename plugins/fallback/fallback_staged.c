@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stdint.h>
 
+#include "common/device_switch.h"
 #include "fallback.h"
 
 /*
@@ -291,8 +292,8 @@ static void lane_task(void *arg, unsigned index)
     /* Workers belong to the core: the device they are left on matters to no one. */
     int unused_previous, gpu_error = 0;
     (void)index;
-    if (run->io->device >= 0 &&
-        hf_fallback_device_enter(run->io->fb, run->io->device, &unused_previous, &gpu_error) < 0) {
+    if (run->io->device >= 0 && hf_plugin_device_enter(run->io->fb->host, run->io->device,
+                                                       &unused_previous, &gpu_error) < 0) {
         run_note_start_error(run, -HF_EGPU, gpu_error);
         return;
     }

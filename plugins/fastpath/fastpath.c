@@ -69,36 +69,6 @@ const char *hf_fastpath_alignment_refusal(const struct hf_io_request *req, uint6
     return NULL;
 }
 
-int hf_fastpath_device_enter(struct fastpath *fp, int device, int *previous_p, int *gpu_error_p)
-{
-    const struct hf_gpu_ops *gpu = fp->host->gpu;
-    int previous = -1;
-    int err = gpu->get_device(&previous);
-    if (err == 0 && previous == device)
-        previous = -1;
-    else if (err == 0)
-        err = gpu->set_device(device);
-    if (err != 0) {
-        fastpath_log(fp, HF_LOG_ERROR, "cannot make GPU %d current: %s (%d)", device,
-                     gpu->error_string(err), err);
-        if (gpu_error_p != NULL)
-            *gpu_error_p = err;
-        return -HF_EGPU;
-    }
-    *previous_p = previous;
-    return 0;
-}
-
-void hf_fastpath_device_restore(struct fastpath *fp, int previous)
-{
-    if (previous < 0)
-        return;
-    int err = fp->host->gpu->set_device(previous);
-    if (err != 0)
-        fastpath_log(fp, HF_LOG_WARN, "cannot make GPU %d current again: %s (%d)", previous,
-                     fp->host->gpu->error_string(err), err);
-}
-
 /*
  * One line per GPU that no engine can serve, naming each engine's reason: the text score() gives
  * for that GPU's memory, so hipfile-check --explain says exactly what is missing.
@@ -313,34 +283,16 @@ static int fastpath_score(void *backend, const struct hf_io_request *req, const 
  */
 static int request_check(struct fastpath *fp, const struct hf_io_request *req)
 {
-    const char *what = NULL;
+    const char *own = NULL;
     if (req->file == NULL || req->file->fd < 0 || req->buf == NULL)
-        what = "no file descriptor or no buffer";
-    else
-        what = hf_request_range_problem(req);
-    if (what == NULL)
-        return 0;
-    fastpath_log(fp, HF_LOG_ERROR, "rejecting a %s of %zu bytes: %s",
-                 req->op == HF_IO_WRITE ? "write" : "read", req->size, what);
-    return -EINVAL;
-}
-
-/* The descriptor's access mode must allow the direction: one clear -EBADF beats a failed call. */
-static int access_check(struct fastpath *fp, const struct hf_io_request *req)
-{
-    const char *what = NULL;
-    int rc = hf_request_access_problem(req, &what);
-    if (rc < 0)
-        fastpath_log(fp, HF_LOG_ERROR, "%s", what);
-    return rc;
+        own = "no file descriptor or no buffer";
+    return hf_request_check(fp->host, req, own);
 }
 
 static ssize_t fastpath_transfer(void *backend, const struct hf_io_request *req)
 {
     struct fastpath *fp = backend;
     int rc = request_check(fp, req);
-    if (rc == 0)
-        rc = access_check(fp, req);
     if (rc < 0)
         return rc;
     if (req->size == 0)

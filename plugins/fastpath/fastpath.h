@@ -97,14 +97,6 @@ const char *hf_fastpath_errno_text(int err);
 const char *hf_fastpath_alignment_refusal(const struct hf_io_request *req, uint64_t offset_align,
                                           uint64_t mem_align);
 
-/**
- * Make @p device current for the calling thread; *previous_p gets the device to restore (-1 when
- * nothing changed). -HF_EGPU with the runtime's code in *gpu_error_p when that fails.
- */
-int hf_fastpath_device_enter(struct fastpath *fp, int device, int *previous_p, int *gpu_error_p);
-/** Undo hf_fastpath_device_enter. */
-void hf_fastpath_device_restore(struct fastpath *fp, int previous);
-
 /* ---- AMD AIS (fastpath_ais.c) ---- */
 
 /** Resolve hipAmdFileRead/Write through the runtime's hipGetProcAddress; sets ais_absent if not. */

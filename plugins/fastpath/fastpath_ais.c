@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/align.h"
+#include "common/device_switch.h"
 #include "fastpath.h"
 
 /* amdkfd refuses file offsets and sizes that are not whole pages, whatever statx allows. */
@@ -107,7 +108,7 @@ ssize_t hf_fastpath_ais_transfer(struct fastpath *fp, const struct hf_io_request
 {
     fastpath_ais_fn fn = req->op == HF_IO_READ ? fp->ais_read : fp->ais_write;
     int previous = -1;
-    int rc = hf_fastpath_device_enter(fp, req->buf->device, &previous, req->gpu_error_p);
+    int rc = hf_plugin_device_enter(fp->host, req->buf->device, &previous, req->gpu_error_p);
     if (rc < 0)
         return rc;
     fastpath_ais_handle handle;
@@ -140,6 +141,6 @@ ssize_t hf_fastpath_ais_transfer(struct fastpath *fp, const struct hf_io_request
     }
     result = (ssize_t)done;
 restore_device:
-    hf_fastpath_device_restore(fp, previous);
+    hf_plugin_device_restore(fp->host, previous);
     return result;
 }

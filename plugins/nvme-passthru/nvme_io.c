@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "common/align.h"
+#include "common/device_switch.h"
 #include "nvme_backend.h"
 
 /* The largest page cache folio on x86-64 (a PMD): 2 MiB. */
@@ -320,25 +321,6 @@ static void write_finish(struct transfer *t, int status_flags)
     }
 }
 
-/* Make @p device current, remembering the thread's device (-1: nothing to restore). */
-static int device_enter(struct transfer *t, int device, int *previous_p)
-{
-    const struct hf_gpu_ops *gpu = t->np->host->gpu;
-    int previous = -1;
-    *previous_p = -1;
-    if (device < 0)
-        return 0;
-    int err = gpu->get_device(&previous);
-    if (err == 0 && previous != device)
-        err = gpu->set_device(device);
-    else
-        previous = -1;
-    if (err != 0)
-        return gpu_failure(t, err, "making the buffer's GPU current");
-    *previous_p = previous;
-    return 0;
-}
-
 /* Windows through one staging slot, on the buffer's device. */
 static int transfer_staged(struct transfer *t, const struct hf_io_request *req)
 {
@@ -347,7 +329,7 @@ static int transfer_staged(struct transfer *t, const struct hf_io_request *req)
     if (rc < 0)
         return rc;
     int previous = -1;
-    rc = device_enter(t, req->buf->device, &previous);
+    rc = hf_plugin_device_enter(t->np->host, req->buf->device, &previous, &t->gpu_error);
     if (rc < 0)
         return rc;
     rc = hf_staging_pool_take(pool, &t->slot, &t->gpu_error);
@@ -359,8 +341,7 @@ static int transfer_staged(struct transfer *t, const struct hf_io_request *req)
         else
             hf_staging_pool_give(pool, t->slot);
     }
-    if (previous >= 0)
-        (void)t->np->host->gpu->set_device(previous);
+    hf_plugin_device_restore(t->np->host, previous);
     return rc;
 }
 

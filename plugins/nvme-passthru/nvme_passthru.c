@@ -208,35 +208,21 @@ static int nvme_score(void *backend, const struct hf_io_request *req, const char
     return score;
 }
 
-/* The core validates requests; these checks keep a core bug from corrupting memory. */
+/*
+ * The core validates requests; these checks keep a core bug from corrupting memory. The access
+ * check matters more here than elsewhere: the backend opens the device node itself, so without it
+ * a read-only registration could write the file.
+ */
 static int request_check(struct nvme_passthru *np, const struct hf_io_request *req)
 {
-    const char *what = NULL;
+    const char *own = NULL;
     if (req->file == NULL || req->buf == NULL || req->file_ctx == NULL)
-        what = "no file, buffer or registration";
+        own = "no file, buffer or registration";
     else if (!mem_type_is_servable(req->buf->mem_type))
-        what = "memory that cannot be addressed";
-    else
-        what = hf_request_range_problem(req);
-    if (what == NULL)
-        return 0;
-    nvme_log(np, HF_LOG_ERROR, "rejecting a %s of %zu bytes: %s",
-             req->op == HF_IO_WRITE ? "write" : "read", req->size, what);
-    return -EINVAL;
-}
-
-/*
- * The caller's descriptor decides what it may do: the device node is opened by the backend, so
- * without this check a read-only registration could write the file.
- */
-static int access_check(struct nvme_passthru *np, const struct hf_io_request *req)
-{
-    const char *what = NULL;
-    int rc = hf_request_access_problem(req, &what);
-    if (rc < 0) {
-        nvme_log(np, HF_LOG_ERROR, "%s", what);
+        own = "memory that cannot be addressed";
+    int rc = hf_request_check(np->host, req, own);
+    if (rc < 0)
         return rc;
-    }
     if (req->op == HF_IO_WRITE && !np->set.writes)
         return -ENODEV;
     return 0;
@@ -246,8 +232,6 @@ static ssize_t nvme_transfer(void *backend, const struct hf_io_request *req)
 {
     struct nvme_passthru *np = backend;
     int rc = request_check(np, req);
-    if (rc == 0)
-        rc = access_check(np, req);
     if (rc < 0)
         return rc;
     if (req->size == 0)
