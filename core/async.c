@@ -16,6 +16,7 @@
 #include "executor.h"
 #include "gpu.h"
 #include "io.h"
+#include "loader.h"
 #include "log.h"
 #include "stream.h"
 
@@ -312,16 +313,21 @@ static int stream_device(const struct hf_gpu_runtime *rt, void *stream)
     return device;
 }
 
-/* False (logged) when the buffer is device memory of a GPU other than the stream's. */
+/*
+ * False (logged) when the buffer is device memory of a GPU other than the stream's.
+ * *buffer_device_p gets the GPU whose memory (device or managed) the buffer is, or -1.
+ */
 static bool device_matches(const struct hf_gpu_runtime *rt, const void *buffer_base, void *stream,
-                           const char *what)
+                           const char *what, int *buffer_device_p)
 {
-    int device = stream_device(rt, stream);
-    if (device < 0)
-        return true;
     struct hf_gpu_pointer_info info;
-    if (hf_gpu()->pointer_info(buffer_base, &info) != 0 || info.mem_type != HF_MEM_DEVICE ||
-        info.device == device)
+    *buffer_device_p = -1;
+    if (hf_gpu()->pointer_info(buffer_base, &info) != 0)
+        return true;
+    if (info.mem_type == HF_MEM_DEVICE || info.mem_type == HF_MEM_MANAGED)
+        *buffer_device_p = info.device;
+    int device = stream_device(rt, stream);
+    if (device < 0 || info.mem_type != HF_MEM_DEVICE || info.device == device)
         return true;
     hf_error("%s: buffer %p is on GPU %d but stream %p is on GPU %d", what, buffer_base,
              info.device, stream, device);
@@ -376,7 +382,8 @@ static hipFileError_t async_submit(int io_op, hipFileHandle_t fh, void *buffer_b
         return hf_status(hipFileSuccess);
     }
     const struct hf_gpu_runtime *rt = hf_gpu_runtime();
-    if (!device_matches(rt, buffer_base, (void *)stream, what))
+    int buffer_device = -1;
+    if (!device_matches(rt, buffer_base, (void *)stream, what, &buffer_device))
         return hf_status(hipFileInvalidValue);
     *bytes_p = 0;
 
@@ -402,6 +409,11 @@ static hipFileError_t async_submit(int io_op, hipFileHandle_t fh, void *buffer_b
     op->buffer_offset_p = fixed & HIPFILE_STREAM_FIXED_BUF_OFFSET ? NULL : buffer_offset_p;
     if (in_caller)
         return run_in_caller(rt, op, (void *)stream);
+    /*
+     * Before the stream is held: backends make their staging streams and pinned buffers now, as
+     * CUDA can block every thread that creates or frees them while a stream waits.
+     */
+    hf_backends_stream_prepare(buffer_device);
     return hf_status_hip(op_enqueue(rt, (void *)stream, op));
 }
 

@@ -48,6 +48,20 @@ static hipFileOpError_t driver_setup_locked(void)
     return hipFileSuccess;
 }
 
+/*
+ * Backends make the current GPU's staging for stream-ordered I/O at open, while (as a rule) no
+ * stream of the program is held: CUDA was seen blocking stream creation for good while a host
+ * function or stream wait held another stream (docs/async.rst).
+ */
+static void stream_prepare_current_device(void)
+{
+    const struct hf_gpu_runtime *rt = hf_gpu_runtime();
+    int device = -1;
+    if (hf_setting_bool(HF_SETTING_STREAM_PREPARE_AT_OPEN) && rt != NULL &&
+        rt->get_device(&device) == 0)
+        hf_backends_stream_prepare(device);
+}
+
 bool hf_driver_was_set_up(void)
 {
     pthread_mutex_lock(&driver_lock);
@@ -72,8 +86,10 @@ hipFileOpError_t hf_driver_ensure_open(void)
     hipFileOpError_t err = hipFileSuccess;
     if (atomic_load(&driver_refcount) == 0) {
         err = driver_setup_locked();
-        if (err == hipFileSuccess)
+        if (err == hipFileSuccess) {
+            stream_prepare_current_device();
             atomic_store(&driver_refcount, 1);
+        }
     }
     pthread_mutex_unlock(&driver_lock);
     return err;
@@ -93,8 +109,10 @@ HIPFILE_API hipFileError_t hipFileDriverOpen(void)
 {
     pthread_mutex_lock(&driver_lock);
     hipFileOpError_t err = driver_setup_locked();
-    if (err == hipFileSuccess)
+    if (err == hipFileSuccess) {
+        stream_prepare_current_device();
         atomic_fetch_add(&driver_refcount, 1);
+    }
     pthread_mutex_unlock(&driver_lock);
     return hf_status(err);
 }

@@ -42,6 +42,9 @@ static const size_t ops_size_for_minor[] = {
      */
     [3] = offsetof(struct hf_backend_ops, submit_many) +
           sizeof(((struct hf_backend_ops *)0)->submit_many),
+    /* Minor 4 added the optional stream_prepare to ops tables. */
+    [4] = offsetof(struct hf_backend_ops, stream_prepare) +
+          sizeof(((struct hf_backend_ops *)0)->stream_prepare),
 };
 _Static_assert(sizeof(ops_size_for_minor) / sizeof(ops_size_for_minor[0]) ==
                    HF_BACKEND_ABI_MINOR + 1,
@@ -75,6 +78,46 @@ bool hf_loader_has_direct_backend(void)
             return true;
     }
     return false;
+}
+
+/* Bits of hf_backend.stream_prepared; GPUs past the last bit are prepared on every request. */
+#define STREAM_PREPARED_BITS 64
+
+static bool stream_prepared(struct hf_backend *b, int device)
+{
+    return device < STREAM_PREPARED_BITS &&
+           (__atomic_load_n(&b->stream_prepared, __ATOMIC_ACQUIRE) >> device & 1u);
+}
+
+void hf_backends_stream_prepare(int device)
+{
+    static pthread_mutex_t prepare_lock = PTHREAD_MUTEX_INITIALIZER;
+    if (device < 0)
+        return;
+    unsigned count = hf_backend_count();
+    bool pending = false;
+    for (unsigned i = 0; i < count && !pending; i++)
+        pending = backends[i].abi_minor >= 4 && backends[i].ops->stream_prepare != NULL &&
+                  !stream_prepared(&backends[i], device);
+    if (!pending)
+        return;
+    pthread_mutex_lock(&prepare_lock);
+    for (unsigned i = 0; i < count; i++) {
+        struct hf_backend *b = &backends[i];
+        if (b->abi_minor < 4 || b->ops->stream_prepare == NULL || stream_prepared(b, device))
+            continue;
+        int rc = b->ops->stream_prepare(b->state, device);
+        if (rc != 0) {
+            hf_warn("backend %s could not get ready for stream-ordered I/O on GPU %d: %s; "
+                    "it may allocate GPU resources while streams are held",
+                    b->name, device, strerror(rc < 0 ? -rc : rc));
+            continue;
+        }
+        if (device < STREAM_PREPARED_BITS)
+            __atomic_fetch_or(&b->stream_prepared, (uint64_t)1 << device, __ATOMIC_RELEASE);
+        hf_debug("backend %s is ready for stream-ordered I/O on GPU %d", b->name, device);
+    }
+    pthread_mutex_unlock(&prepare_lock);
 }
 
 bool hf_backend_retryable(const struct hf_backend *backend, int err)

@@ -214,6 +214,9 @@ const struct hf_setting hf_settings[HF_SETTING_COUNT] = {
                                             SIZE_PARAM(hipFileParamExecutionMaxRequestParallelism),
                                             .live = true,
                                             .help = "most pieces one request is split into"},
+    [HF_SETTING_STREAM_PREPARE_AT_OPEN] = {BOOL_ROW("execution.stream_prepare_at_open", 1),
+                                           .help = "make the current GPU's staging for async "
+                                                   "I/O when the driver opens"},
     [HF_SETTING_PROFILE_STATS] = {INT_ROW("profile.stats", "", 1, 0, 3),
                                   SIZE_PARAM(hipFileParamProfileStats),
                                   .env = "HIPFILE_STATS_LEVEL", .live = true,

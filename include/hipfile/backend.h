@@ -36,7 +36,7 @@ extern "C" {
 /** ABI major implemented by this header; also the suffix of the entry symbol. */
 #define HF_BACKEND_ABI_MAJOR 1u
 /** ABI minor implemented by this header. */
-#define HF_BACKEND_ABI_MINOR 3u
+#define HF_BACKEND_ABI_MINOR 4u
 /** Name of the one symbol a plugin exports. */
 #define HF_BACKEND_ENTRY_SYMBOL "hf_backend_entry_v1"
 
@@ -301,6 +301,18 @@ struct hf_backend_ops {
      */
     void (*submit_many)(void *backend, const struct hf_io_request *const *reqs, unsigned n,
                         ssize_t *results);
+    /**
+     * Optional, since ABI minor 4: get ready for stream-ordered requests on GPU @p device. The
+     * core calls it when the driver opens, for the calling thread's current GPU, and on the
+     * submitting thread before it queues the first hipFileReadAsync or hipFileWriteAsync for a GPU
+     * not yet prepared (once per GPU while the backend stays loaded). Those
+     * requests run while the runtime holds an application stream, and a runtime may block every
+     * thread when a stream or pinned memory is created or freed then (CUDA does), so the backend
+     * allocates here whatever GPU resources such requests need and keeps them until fini.
+     * Returns 0 or -errno (logged by the backend); a failure is logged by the core and the
+     * requests still run.
+     */
+    int (*stream_prepare)(void *backend, int device);
 };
 
 /**

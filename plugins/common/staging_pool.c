@@ -6,6 +6,8 @@
  */
 #include "common/staging_pool.h"
 
+#include "common/device_switch.h"
+
 #include <errno.h>
 #include <linux/mempolicy.h>
 #include <pthread.h>
@@ -30,6 +32,7 @@ struct hf_staging_pool {
     hf_staging_bound_fn bound; /* the moving bound below limit, or NULL */
     void *bound_ctx;
     unsigned allocated; /* slots that exist or are being created */
+    bool kept;          /* filled for stream-ordered use: slots are neither created nor freed */
     unsigned free_count;
     struct hf_staging_slot *free_list;
     pthread_mutex_t lock;
@@ -360,14 +363,16 @@ int hf_staging_pool_take(struct hf_staging_pool *pool, struct hf_staging_slot **
     const struct hf_host_api *host = pool->host;
     pthread_mutex_lock(&pool->lock);
     unsigned limit = limit_now_locked(pool);
-    struct hf_staging_slot *surplus = surplus_detach_locked(pool, limit);
+    struct hf_staging_slot *surplus = pool->kept ? NULL : surplus_detach_locked(pool, limit);
     if (surplus != NULL) {
         pthread_mutex_unlock(&pool->lock);
         surplus_free(pool, surplus);
         pthread_mutex_lock(&pool->lock);
     }
     for (;;) {
-        if (pool->free_list != NULL) {
+        /* A kept pool holds surplus slots instead of freeing them; only the bound may be out. */
+        bool within = !pool->kept || pool->allocated - pool->free_count < limit;
+        if (pool->free_list != NULL && within) {
             struct hf_staging_slot *slot = pool->free_list;
             pool->free_list = slot->next;
             pool->free_count--;
@@ -376,7 +381,7 @@ int hf_staging_pool_take(struct hf_staging_pool *pool, struct hf_staging_slot **
             *slot_p = slot;
             return 0;
         }
-        if (pool->allocated < limit) {
+        if (pool->allocated < limit && (!pool->kept || pool->allocated == 0)) {
             /* Reserve the slot, then create it unlocked: pinning can take milliseconds. */
             pool->allocated++;
             pthread_mutex_unlock(&pool->lock);
@@ -428,7 +433,7 @@ void hf_staging_pool_give(struct hf_staging_pool *pool, struct hf_staging_slot *
         return;
     }
     unsigned limit = limit_now_locked(pool);
-    if (pool->allocated > limit) {
+    if (pool->allocated > limit && !pool->kept) {
         /* Over a bound that was lowered while the slot was out: it goes instead of coming back. */
         pool->allocated--;
         struct hf_staging_slot *surplus = surplus_detach_locked(pool, limit);
@@ -454,6 +459,67 @@ void hf_staging_pool_discard(struct hf_staging_pool *pool, struct hf_staging_slo
     pool->allocated--;
     pthread_cond_broadcast(&pool->given_back);
     pthread_mutex_unlock(&pool->lock);
+}
+
+static int pool_fill(struct hf_staging_pool *pool, int *gpu_error_p);
+
+int hf_staging_pool_fill(struct hf_staging_pool *pool, int *gpu_error_p)
+{
+    const struct hf_host_api *host = pool->host;
+    int previous = -1;
+    int rc = hf_plugin_device_enter(host, pool->device, &previous, gpu_error_p);
+    if (rc != 0)
+        return rc;
+    rc = pool_fill(pool, gpu_error_p);
+    hf_plugin_device_restore(host, previous);
+    return rc;
+}
+
+/* hf_staging_pool_fill with the pool's device current. */
+static int pool_fill(struct hf_staging_pool *pool, int *gpu_error_p)
+{
+    const struct hf_host_api *host = pool->host;
+    pthread_mutex_lock(&pool->lock);
+    while (pool->allocated < limit_now_locked(pool)) {
+        /* Reserved first, created unlocked, as in hf_staging_pool_take. */
+        pool->allocated++;
+        pthread_mutex_unlock(&pool->lock);
+        struct hf_staging_slot *slot = NULL;
+        const char *what = "create a slot";
+        int err = slot_create(pool, &slot, &what);
+        pthread_mutex_lock(&pool->lock);
+        if (err == 0) {
+            slot->next = pool->free_list;
+            pool->free_list = slot;
+            pool->free_count++;
+            pthread_cond_signal(&pool->given_back);
+            continue;
+        }
+        pool->allocated--;
+        pthread_cond_broadcast(&pool->given_back);
+        const char *why = err < 0 ? "out of memory" : host->gpu->error_string(err);
+        if (pool->allocated == 0) {
+            pthread_mutex_unlock(&pool->lock);
+            host->log(host, HF_LOG_ERROR, "staging pool (GPU %d): cannot %s of %zu bytes: %s (%d)",
+                      pool->device, what, pool->buffer_size, why, err);
+            if (err < 0)
+                return err;
+            *gpu_error_p = err;
+            return -HF_EGPU;
+        }
+        if (pool->limit > pool->allocated)
+            pool->limit = pool->allocated;
+        host->log(host, HF_LOG_WARN, "staging pool (GPU %d): cannot %s (%s); keeping %u slots",
+                  pool->device, what, why, pool->allocated);
+        break;
+    }
+    if (!pool->kept)
+        host->log(host, HF_LOG_DEBUG,
+                  "staging pool (GPU %d): %u slots of 2 x %zu bytes kept for stream-ordered use",
+                  pool->device, pool->allocated, pool->buffer_size);
+    pool->kept = true;
+    pthread_mutex_unlock(&pool->lock);
+    return 0;
 }
 
 int hf_staging_pool_numa_node(const struct hf_staging_pool *pool)

@@ -111,6 +111,19 @@ int hf_staging_buffer_alloc(const struct hf_host_api *host, size_t size, int num
  */
 int hf_staging_buffer_free(const struct hf_host_api *host, void *ptr, size_t size, int bound_node);
 
+/**
+ * Create slots until the pool holds as many as its bound allows now, then keep them: from then on
+ * the pool never creates or frees a slot on its own (a runtime may block every thread when a
+ * stream or pinned memory is created or freed while it holds an application stream). A bound
+ * lowered later limits how many slots are out at once instead of freeing any; a bound raised later
+ * creates none. A pool left without any slot (every one discarded) still creates one for a taker.
+ * The pool's device is made current for the calls and the caller's put back. Returns 0 (also
+ * when the runtime ran out
+ * after some slots were made: the pool keeps those, logged), -HF_EGPU with the runtime's code in
+ * *gpu_error_p when it could make none, or -ENOMEM.
+ */
+int hf_staging_pool_fill(struct hf_staging_pool *pool, int *gpu_error_p);
+
 /** Size in bytes of each buffer of every slot of @p pool. */
 size_t hf_staging_pool_buffer_size(const struct hf_staging_pool *pool);
 

@@ -239,6 +239,19 @@ static void fallback_submit_many(void *backend, const struct hf_io_request *cons
     }
 }
 
+/* Stream-ordered requests must find the device's staging slots made (backend.h says why). */
+static int fallback_stream_prepare(void *backend, int device)
+{
+    struct fallback *fb = backend;
+    struct hf_staging_pool *pool = NULL;
+    int rc = hf_fallback_pool_get(fb, device, &pool);
+    if (rc != 0)
+        return rc;
+    int gpu_error = 0;
+    rc = hf_staging_pool_fill(pool, &gpu_error);
+    return rc == -HF_EGPU ? -EIO : rc;
+}
+
 static const struct hf_backend_ops fallback_ops = {
     .magic = HF_BACKEND_MAGIC,
     .abi_major = HF_BACKEND_ABI_MAJOR,
@@ -253,6 +266,7 @@ static const struct hf_backend_ops fallback_ops = {
     .read = fallback_transfer,
     .write = fallback_transfer,
     .submit_many = fallback_submit_many,
+    .stream_prepare = fallback_stream_prepare,
 };
 
 HF_BACKEND_EXPORT int hf_backend_entry_v1(const struct hf_host_api *host, uint32_t *minor_inout,

@@ -84,6 +84,12 @@ int hf_nvme_queue_take(struct nvme_passthru *np, struct nvme_queue **queue_p);
 void hf_nvme_queue_give(struct nvme_passthru *np, struct nvme_queue *queue);
 
 /**
+ * Make every staging slot GPU @p device's stream-ordered requests may use, and keep them (see
+ * hf_backend_ops.stream_prepare). Returns 0 or -errno (logged).
+ */
+int hf_nvme_stream_prepare(struct nvme_passthru *np, int device);
+
+/**
  * Serve a checked, non-empty request on @p nf through staging buffers: reads as NVMe Read
  * commands (zeros for holes and unwritten extents), writes as NVMe Write commands over written
  * extents. Returns the bytes moved (short only at end of file), -ENODEV when the request must go

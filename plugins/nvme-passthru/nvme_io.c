@@ -66,6 +66,17 @@ static int pool_get(struct nvme_passthru *np, int device, struct hf_staging_pool
     return 0;
 }
 
+int hf_nvme_stream_prepare(struct nvme_passthru *np, int device)
+{
+    struct hf_staging_pool *pool = NULL;
+    int rc = pool_get(np, device, &pool);
+    if (rc != 0)
+        return rc;
+    int gpu_error = 0;
+    rc = hf_staging_pool_fill(pool, &gpu_error);
+    return rc == -HF_EGPU ? -EIO : rc;
+}
+
 /* Log a device failure once, with the NVMe status decoded when there is one. */
 static int device_failure(struct transfer *t, int rc, int status, const char *what)
 {

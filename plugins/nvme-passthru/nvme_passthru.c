@@ -239,6 +239,11 @@ static ssize_t nvme_transfer(void *backend, const struct hf_io_request *req)
     return hf_nvme_transfer(np, req->file_ctx, req);
 }
 
+static int nvme_stream_prepare(void *backend, int device)
+{
+    return hf_nvme_stream_prepare(backend, device);
+}
+
 static const struct hf_backend_ops nvme_ops = {
     .magic = HF_BACKEND_MAGIC,
     .abi_major = HF_BACKEND_ABI_MAJOR,
@@ -254,6 +259,7 @@ static const struct hf_backend_ops nvme_ops = {
     .score = nvme_score,
     .read = nvme_transfer,
     .write = nvme_transfer,
+    .stream_prepare = nvme_stream_prepare,
 };
 
 HF_BACKEND_EXPORT int hf_backend_entry_v1(const struct hf_host_api *host, uint32_t *minor_inout,

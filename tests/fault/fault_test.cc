@@ -39,7 +39,9 @@ class FaultEnvironment : public ::testing::Environment
         // The fallback plugin alone: its documented failure results are what the sweeps check.
         std::string text = std::string("plugins = { directory = \"") + HF_TEST_PLUGIN_DIR +
                            "\"; enable = [\"fallback\"]; };\n"
-                           "execution = { max_io_threads = 4; min_io_threshold_size_kb = 64; };\n"
+                           // Slots made lazily, so the sweeps reach their creation in requests.
+                           "execution = { max_io_threads = 4; min_io_threshold_size_kb = 64;\n"
+                           "              stream_prepare_at_open = false; };\n"
                            "fallback = { chunk_size_kb = 64; split_threshold_kb = 64;\n"
                            "             inline_max_kb = 64; staging_slots_per_device = 2; };\n";
         ASSERT_EQ(hf_test_write_text(config, text.c_str()), 0);

@@ -217,4 +217,92 @@ TEST_F(StagingPool, DestroyWithASlotStillTakenLeavesItAllocated)
     free(taken);
 }
 
+// ---- Filled for stream-ordered use: made up front on the pool's GPU, never freed or made after --
+
+unsigned BoundFrom(void *ctx)
+{
+    return static_cast<std::atomic<unsigned> *>(ctx)->load();
+}
+
+TEST_F(StagingPool, FillMakesEverySlotTheBoundAllowsOnThePoolsDevice)
+{
+    Create(4096, 4, 1);
+    std::atomic<unsigned> bound{3};
+    hf_staging_pool_set_bound(pool_, BoundFrom, &bound);
+    int gpu_error = 0;
+    ASSERT_EQ(hf_staging_pool_fill(pool_, &gpu_error), 0);
+    EXPECT_EQ(hf_staging_pool_slot_count(pool_), 3u);
+    EXPECT_EQ(fake_->alloc_calls_on_device[1], 6);
+    EXPECT_EQ(fake_->streams_created, 6);
+    EXPECT_EQ(CurrentDevice(), 0) << "the caller's GPU is put back";
+    ASSERT_EQ(hf_staging_pool_fill(pool_, &gpu_error), 0);
+    EXPECT_EQ(fake_->streams_created, 6) << "a second fill makes nothing";
+}
+
+TEST_F(StagingPool, AFilledPoolNeitherFreesNorMakesSlotsWhenItsBoundMoves)
+{
+    Create(4096, 4);
+    std::atomic<unsigned> bound{2};
+    hf_staging_pool_set_bound(pool_, BoundFrom, &bound);
+    int gpu_error = 0;
+    ASSERT_EQ(hf_staging_pool_fill(pool_, &gpu_error), 0);
+    hf_staging_slot *a = Take();
+    hf_staging_slot *b = Take();
+    bound = 1;
+    hf_staging_pool_give(pool_, a);
+    EXPECT_EQ(fake_->streams_live, 4) << "a slot above a lowered bound is kept, not freed";
+    std::atomic<bool> got{false};
+    hf_staging_slot *taken = nullptr;
+    std::thread waiter([&] {
+        taken = Take();
+        got = true;
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_FALSE(got) << "only the lowered bound may be out at once";
+    hf_staging_pool_give(pool_, b);
+    waiter.join();
+    ASSERT_NE(taken, nullptr);
+    hf_staging_pool_give(pool_, taken);
+    bound = 4;
+    hf_staging_slot *slots[2] = {Take(), Take()};
+    EXPECT_EQ(fake_->streams_created, 4) << "a raised bound makes no slot";
+    for (hf_staging_slot *s : slots)
+        hf_staging_pool_give(pool_, s);
+    EXPECT_EQ(hf_staging_pool_slot_count(pool_), 2u);
+}
+
+TEST_F(StagingPool, AFilledPoolLeftWithoutSlotsStillMakesOne)
+{
+    Create(4096, 1);
+    int gpu_error = 0;
+    ASSERT_EQ(hf_staging_pool_fill(pool_, &gpu_error), 0);
+    hf_staging_pool_discard(pool_, Take());
+    hf_staging_slot *fresh = Take();
+    ASSERT_NE(fresh, nullptr);
+    EXPECT_EQ(fake_->streams_created, 4);
+    hf_staging_pool_give(pool_, fresh);
+}
+
+TEST_F(StagingPool, FillKeepsWhatItMadeWhenPinningRunsOut)
+{
+    Create(4096, 4);
+    fake_->alloc_fail_from = 4; // the third slot's first buffer
+    int gpu_error = 0;
+    ASSERT_EQ(hf_staging_pool_fill(pool_, &gpu_error), 0);
+    EXPECT_EQ(hf_staging_pool_slot_count(pool_), 2u);
+    EXPECT_TRUE(LogHas(HF_LOG_WARN, "keeping 2 slots"));
+    EXPECT_EQ(fake_->pinned_live, 4);
+}
+
+TEST_F(StagingPool, FillThatCanMakeNothingReturnsEgpuWithTheRuntimeCode)
+{
+    Create(4096, 2);
+    fake_->alloc_fail_from = 0;
+    int gpu_error = 0;
+    EXPECT_EQ(hf_staging_pool_fill(pool_, &gpu_error), -HF_EGPU);
+    EXPECT_EQ(gpu_error, kFakeOutOfMemory);
+    EXPECT_EQ(hf_staging_pool_slot_count(pool_), 0u);
+    EXPECT_TRUE(LogHas(HF_LOG_ERROR, "cannot pin a staging buffer"));
+}
+
 } // namespace

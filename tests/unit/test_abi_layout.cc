@@ -379,7 +379,7 @@ PIN_VALUE(HIPFILE_STREAM_FLAGS_MASK, 0xf);
 
 PIN_VALUE(HF_BACKEND_MAGIC, 0x48464245u);
 PIN_VALUE(HF_BACKEND_ABI_MAJOR, 1u);
-static_assert(HF_BACKEND_ABI_MINOR == 3u,
+static_assert(HF_BACKEND_ABI_MINOR == 4u,
               "the plugin ABI minor changed: update the size pins below for the new minor");
 PIN_VALUE(HF_EGPU, 4096);
 
@@ -497,7 +497,7 @@ PIN_OFFSET(struct hf_host_api, sys, 56);
 PIN_OFFSET(struct hf_host_api, parallel_run, 64);   // minor 1
 PIN_OFFSET(struct hf_host_api, parallel_width, 72); // minor 1
 
-PIN_SIZE(struct hf_backend_ops, 120);
+PIN_SIZE(struct hf_backend_ops, 128);
 PIN_OFFSET(struct hf_backend_ops, magic, 0);
 PIN_OFFSET(struct hf_backend_ops, abi_major, 4);
 PIN_OFFSET(struct hf_backend_ops, abi_minor, 8);
@@ -515,6 +515,7 @@ PIN_OFFSET(struct hf_backend_ops, score, 88);
 PIN_OFFSET(struct hf_backend_ops, read, 96);
 PIN_OFFSET(struct hf_backend_ops, write, 104);
 PIN_OFFSET(struct hf_backend_ops, submit_many, 112);
+PIN_OFFSET(struct hf_backend_ops, stream_prepare, 120);
 
 static_assert(std::is_same<hf_backend_entry_fn, decltype(&hf_backend_entry_v1)>::value,
               "hf_backend_entry_fn matches the declared entry point");
