@@ -1,7 +1,8 @@
 /*
  * Emulated devices of the host provider: how many there are (HIP_HOST_DEVICE_COUNT), the NUMA node
  * each says it is near (HIP_HOST_DEVICE_NUMA), the calling thread's current device, versions,
- * attributes, properties and memory accounting.
+ * attributes, properties and memory accounting. Strict holds (HIP_HOST_STRICT_HOLDS) live in
+ * strict.c and are read here, with the rest of the environment.
  */
 #include <errno.h>
 #include <limits.h>
@@ -82,6 +83,7 @@ static void host_init_once(void)
 {
     device_count_read();
     device_numa_read();
+    hf_host_strict_read();
 }
 
 void hf_host_init(void)

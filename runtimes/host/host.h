@@ -92,6 +92,7 @@ struct hf_host_op {
             uint64_t mask;
             unsigned flags;
             int width; /**< 4 or 8 bytes */
+            bool held; /**< wait counted as a strict-mode hold since it was queued */
         } value;       /**< HF_OP_WAIT_VALUE, HF_OP_WRITE_VALUE */
         struct {
             struct ihipEvent_t *event; /**< held until the op has run */
@@ -115,6 +116,32 @@ void hf_host_memory_changed(void);
 void hf_host_value_wait(const struct hf_host_op *op);
 /** Perform the HF_OP_WRITE_VALUE store of @p op and wake waiters. */
 void hf_host_value_write(const struct hf_host_op *op);
+/** Whether the HF_OP_WAIT_VALUE condition of @p op holds now. */
+bool hf_host_value_ready(const struct hf_host_op *op);
+
+/** Whether HIP_HOST_STRICT_HOLDS is on; set once by hf_host_init, read with a relaxed load. */
+extern atomic_bool hf_host_strict_on;
+
+/** Read HIP_HOST_STRICT_HOLDS and HIP_HOST_STRICT_HOLDS_TIMEOUT_MS (once, from hf_host_init). */
+void hf_host_strict_read(void);
+
+/** Whether strict mode is on (call after hf_host_init). */
+static inline bool hf_host_strict_holds(void)
+{
+    return atomic_load_explicit(&hf_host_strict_on, memory_order_relaxed);
+}
+
+/** Strict mode: a stream's next operation became a wait-value whose condition is not met. */
+void hf_host_hold_begin(void);
+/** Strict mode: a hold counted by hf_host_hold_begin ended (its condition was met). */
+void hf_host_hold_end(void);
+
+/**
+ * Strict mode: block the caller of @p call (a HIP function name) until no stream is held by an
+ * unmet wait-value, as the CUDA driver blocks some calls; abort the process when that takes longer
+ * than HIP_HOST_STRICT_HOLDS_TIMEOUT_MS. Returns at once when strict mode is off.
+ */
+void hf_host_strict_gate(const char *call);
 
 /** An event, as the HIP header forward-declares it. */
 struct ihipEvent_t {

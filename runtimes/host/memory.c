@@ -53,16 +53,18 @@ unmap:
 }
 
 /*
- * Free an allocation of one of @p kinds (a bit mask of 1 << kind). Like a GPU runtime, freeing
- * waits for the device's queued work first, so no stream copy is left writing into unmapped pages.
+ * Free an allocation of one of @p kinds (a bit mask of 1 << kind) for the API function @p call.
+ * Like a GPU runtime, freeing waits for the device's queued work first, so no stream copy is left
+ * writing into unmapped pages.
  */
-static hipError_t mem_unmap(void *ptr, unsigned kinds)
+static hipError_t mem_unmap(void *ptr, unsigned kinds, const char *call)
 {
     struct hf_range range;
     hipError_t err;
 
     if (ptr == NULL)
         return hipSuccess;
+    hf_host_strict_gate(call);
     if (hf_range_table_find(&mem_table, (uintptr_t)ptr, NULL, &range) != 0 ||
         range.base != (uintptr_t)ptr || !(kinds & (1u << range.kind)))
         return hipErrorInvalidValue;
@@ -100,6 +102,7 @@ hipError_t hipMalloc(void **ptr, size_t size)
         *ptr = NULL;
         return hipSuccess;
     }
+    hf_host_strict_gate("hipMalloc");
     return hf_rt_result(mem_map(size, HF_HOST_MEM_DEVICE, 0, ptr));
 }
 
@@ -122,6 +125,7 @@ hipError_t hipHostMalloc(void **ptr, size_t size, unsigned int flags)
         *ptr = NULL;
         return hipSuccess;
     }
+    /* No strict-holds gate: the CUDA driver returned from cuMemHostAlloc with streams held. */
     return hf_rt_result(mem_map(size, HF_HOST_MEM_PINNED, flags, ptr));
 }
 
@@ -129,12 +133,12 @@ hipError_t hipFree(void *ptr)
 {
     unsigned kinds = (1u << HF_HOST_MEM_DEVICE) | (1u << HF_HOST_MEM_MANAGED);
 
-    return hf_rt_result(mem_unmap(ptr, kinds));
+    return hf_rt_result(mem_unmap(ptr, kinds, "hipFree"));
 }
 
 hipError_t hipHostFree(void *ptr)
 {
-    return hf_rt_result(mem_unmap(ptr, 1u << HF_HOST_MEM_PINNED));
+    return hf_rt_result(mem_unmap(ptr, 1u << HF_HOST_MEM_PINNED, "hipHostFree"));
 }
 
 hipError_t hipHostRegister(void *hostPtr, size_t sizeBytes, unsigned int flags)
@@ -142,6 +146,7 @@ hipError_t hipHostRegister(void *hostPtr, size_t sizeBytes, unsigned int flags)
     if (hostPtr == NULL || sizeBytes == 0 || (flags & ~HOST_REGISTER_FLAGS) != 0)
         return hf_rt_result(hipErrorInvalidValue);
     hf_host_init();
+    hf_host_strict_gate("hipHostRegister");
 
     struct hf_range range = {.base = (uintptr_t)hostPtr,
                              .size = sizeBytes,
@@ -162,6 +167,7 @@ hipError_t hipHostUnregister(void *hostPtr)
 
     if (hostPtr == NULL)
         return hf_rt_result(hipErrorInvalidValue);
+    hf_host_strict_gate("hipHostUnregister");
     if (hf_range_table_find(&mem_table, (uintptr_t)hostPtr, NULL, &range) != 0 ||
         range.base != (uintptr_t)hostPtr || range.kind != HF_HOST_MEM_REGISTERED)
         return hf_rt_result(hipErrorHostMemoryNotRegistered);

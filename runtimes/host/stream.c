@@ -269,6 +269,16 @@ static hipError_t stream_enqueue(struct ihipStream_t *s, const struct hf_host_op
         free(queued);
         return hipErrorOutOfMemory;
     }
+    /*
+     * A wait-value queued on an idle stream holds it from now on, as a GPU's stream is held as
+     * soon as the wait reaches its front; counting it here rather than when the worker gets to it
+     * makes strict mode see the hold deterministically. The worker ends the hold.
+     */
+    if (queued->kind == HF_OP_WAIT_VALUE && s->completed == s->submitted &&
+        hf_host_strict_holds() && !hf_host_value_ready(queued)) {
+        queued->u.value.held = true;
+        hf_host_hold_begin();
+    }
     if (s->tail != NULL)
         s->tail->next = queued;
     else
@@ -307,13 +317,15 @@ discard:
     return err;
 }
 
-hipError_t hipStreamCreateWithFlags(hipStream_t *stream, unsigned int flags)
+/* @p call names the API function in strict mode's abort message. */
+static hipError_t stream_create(hipStream_t *stream, unsigned int flags, const char *call)
 {
     struct ihipStream_t *s;
 
     if (stream == NULL || (flags & ~(unsigned)hipStreamNonBlocking) != 0)
         return hf_rt_result(hipErrorInvalidValue);
     hf_host_init();
+    hf_host_strict_gate(call);
     s = calloc(1, sizeof(*s));
     if (s == NULL)
         return hf_rt_result(hipErrorOutOfMemory);
@@ -338,9 +350,14 @@ hipError_t hipStreamCreateWithFlags(hipStream_t *stream, unsigned int flags)
     return hipSuccess;
 }
 
+hipError_t hipStreamCreateWithFlags(hipStream_t *stream, unsigned int flags)
+{
+    return stream_create(stream, flags, "hipStreamCreateWithFlags");
+}
+
 hipError_t hipStreamCreate(hipStream_t *stream)
 {
-    return hipStreamCreateWithFlags(stream, hipStreamDefault);
+    return stream_create(stream, hipStreamDefault, "hipStreamCreate");
 }
 
 /* Like CUDA, destruction does not wait: queued work still runs, then the worker frees the stream.
@@ -351,6 +368,7 @@ hipError_t hipStreamDestroy(hipStream_t stream)
 
     if (stream == NULL || stream == hipStreamPerThread)
         return hf_rt_result(hipErrorInvalidHandle);
+    hf_host_strict_gate("hipStreamDestroy");
     if (hf_range_table_remove(&stream_table, (uintptr_t)stream, &range) != 0)
         return hf_rt_result(hipErrorInvalidHandle);
     struct ihipStream_t *s = range.obj;

@@ -29,7 +29,7 @@ static uint64_t value_load(const struct hf_host_op *op)
 }
 
 /* The conditions as HIP documents them; the mask applies to the memory (and for Nor the value). */
-static bool value_ready(const struct hf_host_op *op)
+bool hf_host_value_ready(const struct hf_host_op *op)
 {
     uint64_t width_mask = op->u.value.width == 4 ? UINT32_MAX : UINT64_MAX;
     uint64_t mask = op->u.value.mask & width_mask;
@@ -51,18 +51,25 @@ static bool value_ready(const struct hf_host_op *op)
 /*
  * Host threads may satisfy the condition with a plain store that nobody signals, so poll: spin
  * briefly, then sleep with a doubling timeout capped at 100 us, woken early by provider writes.
+ * In strict mode the stream counts as held from the moment the condition is seen unmet (or from
+ * its queuing, when the enqueuer already counted it) until it is met.
  */
 void hf_host_value_wait(const struct hf_host_op *op)
 {
     long backoff_ns = 1000;
+    bool held = op->u.value.held;
 
     for (int i = 0; i < WAIT_SPINS; i++) {
-        if (value_ready(op))
-            return;
+        if (hf_host_value_ready(op))
+            goto done;
+    }
+    if (!held && hf_host_strict_holds()) {
+        hf_host_hold_begin();
+        held = true;
     }
     atomic_fetch_add(&memory_waiters, 1);
     pthread_mutex_lock(&memory_lock);
-    while (!value_ready(op)) {
+    while (!hf_host_value_ready(op)) {
         struct timespec deadline;
 
         clock_gettime(CLOCK_REALTIME, &deadline);
@@ -77,6 +84,9 @@ void hf_host_value_wait(const struct hf_host_op *op)
     }
     pthread_mutex_unlock(&memory_lock);
     atomic_fetch_sub(&memory_waiters, 1);
+done:
+    if (held)
+        hf_host_hold_end();
 }
 
 void hf_host_value_write(const struct hf_host_op *op)
