@@ -30,6 +30,8 @@ struct fallback_settings {
     size_t split_threshold;      /**< smallest piece of a split request, bytes; 0 = the core's
                                       execution.min_io_threshold_size_kb, read per request */
     size_t inline_max;           /**< largest request always served whole on the caller */
+    size_t tail_window;          /**< smallest window the tail of a request in several lanes is
+                                      cut into, bytes; 0 keeps every window a whole chunk */
     int direct_io;               /**< enum fallback_direct_io */
     bool bounce_host_accessible; /**< stage device memory even when the CPU can address it */
 };

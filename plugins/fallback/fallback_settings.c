@@ -43,6 +43,13 @@
  */
 #define INLINE_MAX_KIB_DEFAULT 1024
 #define SPLIT_THRESHOLD_KIB_DEFAULT 1024
+
+/*
+ * A request ends with its slowest lane. Once fewer bytes are left than a chunk per lane, windows
+ * shrink to the lanes' fair share, down to 1 MiB, so the lanes finish within about one small
+ * window of each other instead of one whole chunk (docs/backends/fallback.rst).
+ */
+#define TAIL_WINDOW_KIB_DEFAULT 1024
 #define THRESHOLD_KIB_MAX (1024 * 1024)
 
 static const char *const direct_io_names[] = {
@@ -97,11 +104,14 @@ void hf_fallback_settings_read(const struct hf_host_api *host, struct fallback_s
                                               THRESHOLD_KIB_MAX, SIZE_KIB_MULTIPLE);
     int64_t inline_kib = hf_plugin_setting_int(host, "inline_max_kb", INLINE_MAX_KIB_DEFAULT, 0,
                                                THRESHOLD_KIB_MAX, 1);
+    int64_t tail_kib = hf_plugin_setting_int(host, "tail_window_kb", TAIL_WINDOW_KIB_DEFAULT, 0,
+                                             CHUNK_KIB_MAX, SIZE_KIB_MULTIPLE);
     struct fallback_settings set = {
         .chunk_size = (size_t)chunk_kib * 1024,
         .slots_per_device = (unsigned)slots,
         .split_threshold = (size_t)split_kib * 1024,
         .inline_max = (size_t)inline_kib * 1024,
+        .tail_window = (size_t)tail_kib * 1024,
         .direct_io = setting_direct_io(host),
         .bounce_host_accessible = hf_plugin_setting_bool(host, "bounce_host_accessible", false),
     };

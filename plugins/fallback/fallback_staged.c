@@ -1,9 +1,9 @@
 /*
  * Staged transfers: memory the CPU cannot address moves through staging slots and GPU copies. A
- * request is cut into windows on the chunk grid; lanes (the calling thread and the core's
- * workers) each take one slot and claim windows in order from a shared counter, overlapping the
- * file I/O of one window with the GPU copy of the window before. The result counts bytes in
- * request order up to the first window that ended short.
+ * request is cut into windows on the chunk grid, smaller towards its end when several lanes serve
+ * it; lanes (the calling thread and the core's workers) each take one slot and claim windows in
+ * order from a shared cursor, overlapping the file I/O of one window with the GPU copy of the
+ * window before. The result counts bytes in request order up to the first window that ended short.
  */
 #include <limits.h>
 #include <stdint.h>
@@ -17,62 +17,108 @@
  */
 struct lane_run {
     struct fallback_io *io;
-    size_t windows;            /* windows in the request */
-    size_t head;               /* bytes of window 0: from the request's start to a grid line */
-    size_t head_skew;          /* where window 0 starts in a staging buffer */
-    atomic_size_t next;        /* next window to claim */
-    atomic_size_t short_first; /* lowest window that ended short, SIZE_MAX while none */
-    pthread_mutex_t lock;      /* orders the short record's writers */
-    size_t short_bytes;        /* bytes that moved in short_first */
-    ssize_t short_error;       /* -errno when none moved in it because of a failure, else 0 */
-    int short_gpu_error;       /* the runtime's code when short_error is -HF_EGPU */
-    ssize_t start_error;       /* a lane that could not start: no slot */
-    int start_gpu_error;       /* the runtime's code when start_error is -HF_EGPU */
+    size_t windows;     /* whole-chunk windows in the request (the most lanes that pay) */
+    size_t head;        /* bytes of the first window: from the request's start to a grid line */
+    size_t head_skew;   /* where the first window starts in a staging buffer */
+    size_t tail_window; /* smallest window of the shrinking tail; 0 while only one lane */
+    unsigned lanes;     /* lanes serving the request */
+    atomic_size_t next; /* request byte where the next window starts */
+    atomic_size_t
+        short_first;      /* start of the lowest window that ended short, SIZE_MAX while none */
+    pthread_mutex_t lock; /* orders the short record's writers */
+    size_t short_bytes;   /* bytes that moved in the window at short_first */
+    ssize_t short_error;  /* -errno when none moved in it because of a failure, else 0 */
+    int short_gpu_error;  /* the runtime's code when short_error is -HF_EGPU */
+    ssize_t start_error;  /* a lane that could not start: no slot */
+    int start_gpu_error;  /* the runtime's code when start_error is -HF_EGPU */
 };
 
-static size_t window_begin(const struct lane_run *run, size_t w)
+/*
+ * Bytes of the window starting at request byte @p at: the head up to the first grid line, then a
+ * chunk, or, once less than a chunk per lane is left, the lanes' share of what is left in
+ * multiples of the tail window. Windows after the head start on the chunk grid or on multiples of
+ * the tail window past it, so they stay aligned for O_DIRECT.
+ */
+static size_t window_length(const struct lane_run *run, size_t at)
 {
-    return w == 0 ? 0 : run->head + (w - 1) * run->io->fb->set.chunk_size;
+    if (at == 0)
+        return run->head;
+    size_t left = run->io->size - at;
+    size_t len = run->io->fb->set.chunk_size;
+    size_t grain = run->tail_window;
+    if (grain > 0 && left / run->lanes < len) {
+        size_t share = (left / run->lanes + grain - 1) / grain * grain;
+        len = share < len ? share : len;
+    }
+    return len < left ? len : left;
 }
 
-static size_t window_end(const struct lane_run *run, size_t w)
+/* Where the window at request byte @p at sits in a staging buffer: at (file offset mod chunk). */
+static size_t window_skew(const struct lane_run *run, size_t at)
 {
-    size_t end = run->head + w * run->io->fb->set.chunk_size;
-    return end < run->io->size ? end : run->io->size;
+    return at == 0 ? run->head_skew : 0;
 }
 
-/* Where window @p w's bytes sit in a staging buffer: at (file offset mod chunk_size). */
-static size_t window_skew(const struct lane_run *run, size_t w)
-{
-    return w == 0 ? run->head_skew : 0;
-}
-
-/* Window @p w moved @p bytes of its length (0 with @p error on a failure); lowest window wins. */
-static void run_note_short(struct lane_run *run, size_t w, size_t bytes, ssize_t error,
+/* The window at @p at moved @p bytes (0 with @p error on a failure); the lowest window wins. */
+static void run_note_short(struct lane_run *run, size_t at, size_t bytes, ssize_t error,
                            int gpu_error)
 {
     pthread_mutex_lock(&run->lock);
     size_t first = atomic_load_explicit(&run->short_first, memory_order_relaxed);
-    if (w < first || (w == first && bytes < run->short_bytes)) {
+    if (at < first || (at == first && bytes < run->short_bytes)) {
         run->short_bytes = bytes;
         run->short_error = bytes == 0 ? error : 0;
         run->short_gpu_error = gpu_error;
-        atomic_store_explicit(&run->short_first, w, memory_order_relaxed);
+        atomic_store_explicit(&run->short_first, at, memory_order_relaxed);
     }
     pthread_mutex_unlock(&run->lock);
 }
 
-/* The next window for a lane, or SIZE_MAX when none is left or an earlier one ended short. */
-static size_t run_claim(struct lane_run *run)
+/*
+ * The next window for a lane, [*at_p, *end_p) of the request; false when none is left or an
+ * earlier one ended short.
+ */
+static bool run_claim(struct lane_run *run, size_t *at_p, size_t *end_p)
 {
-    size_t w = atomic_fetch_add_explicit(&run->next, 1, memory_order_relaxed);
-    if (w >= run->windows || w > atomic_load_explicit(&run->short_first, memory_order_relaxed))
-        return SIZE_MAX;
-    return w;
+    size_t at = atomic_load_explicit(&run->next, memory_order_relaxed);
+    for (;;) {
+        if (at >= run->io->size ||
+            at > atomic_load_explicit(&run->short_first, memory_order_relaxed))
+            return false;
+        size_t end = at + window_length(run, at);
+        if (atomic_compare_exchange_weak_explicit(&run->next, &at, end, memory_order_relaxed,
+                                                  memory_order_relaxed)) {
+            *at_p = at;
+            *end_p = end;
+            return true;
+        }
+    }
 }
 
+/* Most windows one buffer gathers for one copy, and the alignment a joining window keeps. */
+#define LANE_GATHER_MAX 32
+#define LANE_GATHER_ALIGN 4096
+
+/* A window read into a buffer: [at, end) of run, got bytes of it. */
+struct lane_part {
+    struct lane_run *run;
+    size_t at;
+    size_t end;
+    size_t got;
+};
+
+/* What one buffer holds for its copy to the device: windows back to back from start. */
+struct lane_gather {
+    struct lane_part part[LANE_GATHER_MAX];
+    unsigned count;
+    size_t start; /* where the first window sits in the buffer */
+    size_t bytes; /* bytes read into the buffer from start */
+    char *mem;    /* where they go in memory */
+};
+
 /*
- * One lane's slot and the copies it has queued, buffer b holding window win[b] of run[b]. A lane
+ * One lane's slot and the copies it has queued: for writes, buffer b holds the window at request
+ * byte at[b] of run[b], end[b] its end; for reads, what gather[b] lists. A lane
  * serves the windows of runs[0], then those of runs[1] and so on: one request in several lanes, or
  * several requests (a batch's entries) in one.
  */
@@ -83,57 +129,57 @@ struct lane {
     struct hf_staging_slot *slot;
     bool queued[HF_STAGING_SLOT_BUFFERS];
     struct lane_run *run[HF_STAGING_SLOT_BUFFERS];
-    size_t win[HF_STAGING_SLOT_BUFFERS];
-    size_t len[HF_STAGING_SLOT_BUFFERS]; /* bytes the queued copy moves */
-    bool gpu_trouble;                    /* a runtime call failed: the streams are suspect */
-    int gpu_error;                       /* the runtime's code of that failure */
+    size_t at[HF_STAGING_SLOT_BUFFERS];
+    size_t end[HF_STAGING_SLOT_BUFFERS];
+    size_t len[HF_STAGING_SLOT_BUFFERS];                /* bytes the queued copy moves */
+    struct lane_gather gather[HF_STAGING_SLOT_BUFFERS]; /* reads: what each buffer's copy moves */
+    unsigned order[HF_STAGING_SLOT_BUFFERS];            /* reads: copy sequence of each buffer */
+    unsigned copies;                                    /* reads: copies queued so far */
+    bool gpu_trouble; /* a runtime call failed: the streams are suspect */
+    int gpu_error;    /* the runtime's code of that failure */
 };
 
-/* The lane's next window (its run in *run_p), or SIZE_MAX when every run is done. */
-static size_t lane_claim(struct lane *ln, struct lane_run **run_p)
+/* The lane's next window (its run in *run_p), or false when every run is done. */
+static bool lane_claim(struct lane *ln, struct lane_run **run_p, size_t *at_p, size_t *end_p)
 {
     for (; ln->current < ln->run_count; ln->current++) {
-        size_t w = run_claim(&ln->runs[ln->current]);
-        if (w != SIZE_MAX) {
+        if (run_claim(&ln->runs[ln->current], at_p, end_p)) {
             *run_p = &ln->runs[ln->current];
-            return w;
+            return true;
         }
     }
-    return SIZE_MAX;
+    return false;
 }
 
-/* The queued copy that is older when both buffers have one, else the one that has one (or 0). */
-static int lane_older(const struct lane *ln)
-{
-    if (ln->queued[0] && ln->queued[1])
-        return ln->run[1] != ln->run[0] ? ln->run[1] < ln->run[0] : ln->win[1] < ln->win[0];
-    return ln->queued[1];
-}
-
-static void lane_gpu_failure(struct lane *ln, struct lane_run *run, size_t w, int err,
+static void lane_gpu_failure(struct lane *ln, struct lane_run *run, size_t at, int err,
                              const char *what)
 {
     struct fallback *fb = run->io->fb;
-    fallback_log(fb, HF_LOG_ERROR, "%s at request byte %zu failed: %s (%d)", what,
-                 window_begin(run, w), fb->host->gpu->error_string(err), err);
+    fallback_log(fb, HF_LOG_ERROR, "%s at request byte %zu failed: %s (%d)", what, at,
+                 fb->host->gpu->error_string(err), err);
     ln->gpu_trouble = true;
     ln->gpu_error = err;
-    run_note_short(run, w, 0, -HF_EGPU, err);
+    run_note_short(run, at, 0, -HF_EGPU, err);
 }
 
-/* Queue the copy of window @p w's first @p len bytes between memory and buffer @p b. */
-static int lane_copy(struct lane *ln, int b, struct lane_run *run, size_t w, size_t len)
+/*
+ * Queue the copy of the first @p len bytes of the window [at, end) between memory and buffer
+ * @p b.
+ */
+static int lane_copy(struct lane *ln, int b, struct lane_run *run, size_t at, size_t end,
+                     size_t len)
 {
     struct fallback_io *io = run->io;
-    char *staging = (char *)ln->slot->buffer[b] + window_skew(run, w);
-    char *mem = io->mem + window_begin(run, w);
+    char *staging = (char *)ln->slot->buffer[b] + window_skew(run, at);
+    char *mem = io->mem + at;
     bool to_device = io->op == HF_IO_READ;
     int err = io->fb->host->gpu->memcpy_async(to_device ? mem : staging, to_device ? staging : mem,
                                               len, ln->slot->stream[b]);
     if (err == 0) {
         ln->queued[b] = true;
         ln->run[b] = run;
-        ln->win[b] = w;
+        ln->at[b] = at;
+        ln->end[b] = end;
         ln->len[b] = len;
     }
     return err;
@@ -143,7 +189,7 @@ static int lane_copy(struct lane *ln, int b, struct lane_run *run, size_t w, siz
 static int lane_wait(struct lane *ln, int b)
 {
     ln->queued[b] = false;
-    return ln->run[b]->io->fb->host->gpu->stream_synchronize(ln->slot->stream[b]);
+    return ln->runs[0].io->fb->host->gpu->stream_synchronize(ln->slot->stream[b]);
 }
 
 /*
@@ -152,50 +198,101 @@ static int lane_wait(struct lane *ln, int b)
  */
 static bool lane_read_confirm(struct lane *ln, int b)
 {
-    struct lane_run *run = ln->run[b];
-    size_t w = ln->win[b], len = ln->len[b];
+    struct lane_gather *g = &ln->gather[b];
     int err = lane_wait(ln, b);
-    if (err != 0) {
-        lane_gpu_failure(ln, run, w, err, "copy to the device");
-        return false;
+    for (unsigned i = 0; i < g->count; i++) {
+        const struct lane_part *part = &g->part[i];
+        if (err != 0 && i == 0)
+            lane_gpu_failure(ln, part->run, part->at, err, "copy to the device");
+        else if (err != 0)
+            run_note_short(part->run, part->at, 0, -HF_EGPU, err);
+        else if (part->got < part->end - part->at)
+            run_note_short(part->run, part->at, part->got, 0, 0);
     }
-    if (len < window_end(run, w) - window_begin(run, w))
-        run_note_short(run, w, len, 0, 0);
-    return true;
+    return err == 0;
 }
 
-/* Reads alternate buffers: window k is read into one while the copy of window k-1 runs. */
+/*
+ * Whether the window [at, end) of @p run can join what buffer @p b gathered: the windows before it
+ * were read whole, its memory continues theirs, it fits the buffer, and it lands at an address as
+ * aligned as its file offset (so O_DIRECT stays possible).
+ */
+static bool lane_gather_joins(const struct lane *ln, int b, const struct lane_run *run, size_t at,
+                              size_t end)
+{
+    const struct lane_gather *g = &ln->gather[b];
+    if (g->count == 0 || g->count == LANE_GATHER_MAX)
+        return false;
+    const struct lane_part *last = &g->part[g->count - 1];
+    size_t put = g->start + g->bytes;
+    return last->got == last->end - last->at && run->io->mem + at == g->mem + g->bytes &&
+           put + (end - at) <= run->io->fb->set.chunk_size &&
+           (put - (uint64_t)(run->io->offset + (int64_t)at)) % LANE_GATHER_ALIGN == 0;
+}
+
+/*
+ * Reads alternate buffers: windows are read into one while the copy of the other runs. Windows
+ * that continue each other in memory (a batch's entries filling one buffer, say) gather in one
+ * buffer and go to the device in one copy: a GPU moves a few large copies faster than many small
+ * ones.
+ */
 static void lane_read(struct lane *ln)
 {
-    for (int b = 0;; b ^= 1) {
+    int b = 0;
+    struct lane_run *run;
+    size_t at, end;
+    bool have = lane_claim(ln, &run, &at, &end);
+    while (have) {
+        struct lane_gather *g = &ln->gather[b];
+        g->count = 0;
+        g->bytes = 0;
+        while (have) {
+            if (g->count == 0) {
+                g->start = window_skew(run, at);
+                g->mem = run->io->mem + at;
+            }
+            struct fallback_io *io = run->io;
+            char *staging = (char *)ln->slot->buffer[b] + g->start + g->bytes;
+            ssize_t got = hf_fallback_window_read(io, staging, end - at, io->offset + (int64_t)at);
+            /* A failure or the file's end ends this request only: the lane goes on with the next.
+             */
+            if (got <= 0) {
+                run_note_short(run, at, 0, got, 0);
+                ln->current++;
+            } else {
+                g->part[g->count++] = (struct lane_part){run, at, end, (size_t)got};
+                g->bytes += (size_t)got;
+                if ((size_t)got < end - at)
+                    ln->current++;
+            }
+            have = lane_claim(ln, &run, &at, &end);
+            if (have && g->count > 0 && !lane_gather_joins(ln, b, run, at, end))
+                break;
+        }
+        if (g->count > 0) {
+            int err = g->part[0].run->io->fb->host->gpu->memcpy_async(
+                g->mem, (char *)ln->slot->buffer[b] + g->start, g->bytes, ln->slot->stream[b]);
+            if (err != 0) {
+                lane_gpu_failure(ln, g->part[0].run, g->part[0].at, err,
+                                 "queueing a copy to the device");
+                for (unsigned i = 1; i < g->count; i++)
+                    run_note_short(g->part[i].run, g->part[i].at, 0, -HF_EGPU, err);
+                break;
+            }
+            ln->queued[b] = true;
+            ln->order[b] = ++ln->copies;
+        }
+        b ^= 1;
         if (ln->queued[b] && !lane_read_confirm(ln, b))
             break;
-        struct lane_run *run;
-        size_t w = lane_claim(ln, &run);
-        if (w == SIZE_MAX)
-            break;
-        struct fallback_io *io = run->io;
-        size_t at = window_begin(run, w), len = window_end(run, w) - at;
-        char *staging = (char *)ln->slot->buffer[b] + window_skew(run, w);
-        ssize_t got = hf_fallback_window_read(io, staging, len, io->offset + (int64_t)at);
-        /* A failure ends this request only: the lane goes on with the next one it serves. */
-        if (got <= 0) {
-            run_note_short(run, w, 0, got, 0);
-            ln->current++;
-            continue;
-        }
-        int err = lane_copy(ln, b, run, w, (size_t)got);
-        if (err != 0) {
-            lane_gpu_failure(ln, run, w, err, "queueing a copy to the device");
-            break;
-        }
-        /* The window's short end is noted when its copy is confirmed; the file ends here. */
-        if ((size_t)got < len)
-            ln->current++;
     }
-    for (int i = 0, b = lane_older(ln); i < HF_STAGING_SLOT_BUFFERS; i++, b ^= 1) {
-        if (ln->queued[b])
-            (void)lane_read_confirm(ln, b);
+    /* A window claimed but not read because the GPU failed: nothing else will serve it. */
+    if (have)
+        run_note_short(run, at, 0, -HF_EGPU, ln->gpu_error);
+    int first = ln->queued[0] && ln->queued[1] ? ln->order[1] < ln->order[0] : ln->queued[1];
+    for (int i = 0, c = first; i < HF_STAGING_SLOT_BUFFERS; i++, c ^= 1) {
+        if (ln->queued[c])
+            (void)lane_read_confirm(ln, c);
     }
 }
 
@@ -208,39 +305,40 @@ static void lane_write(struct lane *ln)
 {
     struct lane_run *run = &ln->runs[0];
     struct fallback_io *io = run->io;
-    size_t w = run_claim(run);
-    if (w == SIZE_MAX)
+    size_t at, end;
+    if (!run_claim(run, &at, &end))
         return;
-    int err = lane_copy(ln, 0, run, w, window_end(run, w) - window_begin(run, w));
+    int err = lane_copy(ln, 0, run, at, end, end - at);
     if (err != 0) {
-        lane_gpu_failure(ln, run, w, err, "queueing a copy from the device");
+        lane_gpu_failure(ln, run, at, err, "queueing a copy from the device");
         return;
     }
     for (int b = 0;; b ^= 1) {
-        size_t next = run_claim(run);
-        if (next != SIZE_MAX) {
-            err = lane_copy(ln, !b, run, next, window_end(run, next) - window_begin(run, next));
+        size_t next_at, next_end;
+        bool next = run_claim(run, &next_at, &next_end);
+        if (next) {
+            err = lane_copy(ln, !b, run, next_at, next_end, next_end - next_at);
             /* The next window fails; this one is still written first. */
             if (err != 0) {
-                lane_gpu_failure(ln, run, next, err, "queueing a copy from the device");
-                next = SIZE_MAX;
+                lane_gpu_failure(ln, run, next_at, err, "queueing a copy from the device");
+                next = false;
             }
         }
         err = lane_wait(ln, b);
         if (err != 0) {
-            lane_gpu_failure(ln, run, w, err, "copy from the device");
+            lane_gpu_failure(ln, run, at, err, "copy from the device");
             break;
         }
-        size_t at = window_begin(run, w), len = ln->len[b];
-        char *staging = (char *)ln->slot->buffer[b] + window_skew(run, w);
+        size_t len = ln->len[b];
+        char *staging = (char *)ln->slot->buffer[b] + window_skew(run, at);
         ssize_t put = hf_fallback_window_write(io, staging, len, io->offset + (int64_t)at);
         if (put < 0 || (size_t)put < len) {
-            run_note_short(run, w, put < 0 ? 0 : (size_t)put, put < 0 ? put : 0, 0);
+            run_note_short(run, at, put < 0 ? 0 : (size_t)put, put < 0 ? put : 0, 0);
             break;
         }
-        if (next == SIZE_MAX)
+        if (!next)
             break;
-        w = next;
+        at = next_at;
     }
     /* Copies queued for windows that will not be written still have to finish before reuse. */
     for (int b = 0; b < HF_STAGING_SLOT_BUFFERS; b++) {
@@ -305,13 +403,13 @@ static ssize_t run_result(const struct lane_run *run, int *gpu_error_p)
 {
     size_t first = atomic_load(&run->short_first);
     size_t claimed = atomic_load(&run->next);
-    size_t moved = first == SIZE_MAX ? run->io->size : window_begin(run, first) + run->short_bytes;
+    size_t moved = first == SIZE_MAX ? run->io->size : first + run->short_bytes;
     ssize_t error = first == SIZE_MAX ? 0 : run->short_error;
     int gpu_error = run->short_gpu_error;
-    /* Windows nobody claimed: every lane that could have stopped before reaching them. */
-    if (claimed < run->windows && (first == SIZE_MAX || claimed <= first) &&
+    /* Bytes nobody claimed: every lane that could have stopped before reaching them. */
+    if (claimed < run->io->size && (first == SIZE_MAX || claimed <= first) &&
         run->start_error != 0) {
-        moved = window_begin(run, claimed);
+        moved = claimed;
         error = run->start_error;
         gpu_error = run->start_gpu_error;
     }
@@ -334,6 +432,7 @@ static void run_init(struct lane_run *run, struct fallback_io *io)
         .head = head,
         .head_skew = skew,
         .windows = 1 + (io->size - head + chunk - 1) / chunk,
+        .lanes = 1,
     };
     atomic_init(&run->next, 0);
     atomic_init(&run->short_first, SIZE_MAX);
@@ -346,6 +445,11 @@ ssize_t hf_fallback_staged_run(struct fallback_io *io, unsigned lanes, int *gpu_
     run_init(&run, io);
     if (lanes > run.windows)
         lanes = (unsigned)run.windows;
+    /* One lane has nobody to wait for: its windows stay whole chunks. */
+    if (lanes > 1) {
+        run.lanes = lanes;
+        run.tail_window = io->fb->set.tail_window;
+    }
     int rc = lanes > 1 ? io->fb->host->parallel_run(io->fb->host, lanes, lane_task, &run) : 0;
     if (rc != 0)
         fallback_log(io->fb, HF_LOG_WARN,

@@ -207,6 +207,7 @@ int FakeMemcpyAsync(void *dst, const void *src, size_t size, void *stream)
         if (!dst_pinned && !src_pinned)
             g_fake->copies_without_pinned++;
         device_side = dst_pinned ? src : dst;
+        g_fake->copy_sizes.push_back(size);
         const FakeState::DeviceRange *range = DeviceRangeOf(device_side, size);
         if (s == nullptr || s->device != t_current_device ||
             (range != nullptr && range->device >= 0 && range->device != s->device))
@@ -379,6 +380,10 @@ ssize_t FakePreadBody(int fd, void *buf, size_t count, off_t offset);
 ssize_t FakePread(int fd, void *buf, size_t count, off_t offset)
 {
     WaitForOtherPreads();
+    {
+        std::lock_guard<std::mutex> lock(g_fake->mu);
+        g_fake->pread_sizes.push_back(count);
+    }
     ssize_t result = FakePreadBody(fd, buf, count, offset);
     g_fake->preads_done++;
     return result;
@@ -419,6 +424,10 @@ ssize_t FakePreadBody(int fd, void *buf, size_t count, off_t offset)
 ssize_t FakePreadv2(int fd, const struct iovec *iov, int iovcnt, off_t offset, int flags)
 {
     g_fake->preadv2_calls++;
+    if (iovcnt == 1) {
+        std::lock_guard<std::mutex> lock(g_fake->mu);
+        g_fake->preadv2_sizes.push_back(iov[0].iov_len);
+    }
     if (iovcnt != 1) {
         ADD_FAILURE() << "the fallback probes one range at a time";
         errno = EINVAL;

@@ -91,6 +91,9 @@ struct FakeState {
     std::atomic<int> copies_without_pinned{0};
     std::atomic<int> copies_on_wrong_device{0};
     std::atomic<int> copy_device{-1};
+    std::vector<size_t> copy_sizes;    // bytes of each queued copy, in queue order; guarded by mu
+    std::vector<size_t> preadv2_sizes; // bytes each preadv2 asked for, in call order; guarded by mu
+    std::vector<size_t> pread_sizes;   // bytes each pread asked for, in call order; guarded by mu
 
     // Copies whose device-side range holds this address fail when queued (copy_fail_at) or when
     // their stream is waited for (sync_fail_at): a bad spot in device memory, deterministic

@@ -26,14 +26,16 @@ struct Entries {
 class FallbackMany : public FallbackPlugin
 {
   protected:
-    void Build(Entries &e, int op, const File &f, Buffer &b, size_t count, size_t size)
+    void Build(Entries &e, int op, const File &f, Buffer &b, size_t count, size_t size,
+               bool page_aligned = false)
     {
         e.files.resize(count);
         e.bufs.assign(count, b.Info());
         e.gpu_errors.assign(count, 0);
         e.reqs.resize(count);
         for (size_t i = 0; i < count; i++) {
-            int64_t offset = static_cast<int64_t>(((i * 7) % count) * size + (i % 3) * 512);
+            int64_t offset =
+                static_cast<int64_t>(((i * 7) % count) * size + (page_aligned ? 0 : (i % 3) * 512));
             e.offsets.push_back(offset);
             e.reqs[i] = Request(op, f, &e.files[i], &e.bufs[i], static_cast<int64_t>(i * size),
                                 size, offset, &e.gpu_errors[i]);
@@ -74,6 +76,74 @@ TEST_F(FallbackMany, SmallStagedReadsShareOneSlotAndEachArrivesWhole)
     EXPECT_EQ(fake_->alloc_calls, 2) << "one slot for every entry";
     EXPECT_EQ(fake_->parallel_runs, 0) << "one lane on the calling thread";
     EXPECT_EQ(fake_->copies_without_pinned, 0);
+}
+
+TEST_F(FallbackMany, EntriesThatContinueEachOtherInMemoryGoToTheDeviceInOneCopy)
+{
+    InitSmallPool(64, 4);
+    const size_t count = 8, size = 16 * kKiB;
+    File f = OpenPatternFile("many-gather", (count + 1) * size, 25);
+    Buffer b(count * size, kDevice);
+    Entries e;
+    Build(e, HF_IO_READ, f, b, count, size, true);
+    std::vector<ssize_t> results = Submit(e);
+    for (size_t i = 0; i < count; i++) {
+        ASSERT_EQ(results[i], static_cast<ssize_t>(size)) << "entry " << i;
+        EXPECT_EQ(hf_test_pattern_check(b.data() + i * size, size, e.offsets[i], 25), -1)
+            << "entry " << i;
+    }
+    /* 64 KiB buffers hold four 16 KiB entries: two copies for eight entries. */
+    EXPECT_EQ(fake_->copy_sizes, std::vector<size_t>({64 * kKiB, 64 * kKiB}));
+}
+
+TEST_F(FallbackMany, EntriesApartInMemoryOrOffAlignmentAreCopiedAlone)
+{
+    InitSmallPool(64, 4);
+    const size_t count = 4, size = 16 * kKiB;
+    File f = OpenPatternFile("many-apart", (count + 1) * size, 26);
+    Buffer b(2 * count * size, kDevice);
+    Entries e;
+    Build(e, HF_IO_READ, f, b, count, size, true);
+    for (size_t i = 0; i < count; i++)
+        e.reqs[i].buf_offset = static_cast<int64_t>(2 * i * size); // a gap after each entry
+    std::vector<ssize_t> results = Submit(e);
+    for (size_t i = 0; i < count; i++) {
+        ASSERT_EQ(results[i], static_cast<ssize_t>(size)) << "entry " << i;
+        EXPECT_EQ(hf_test_pattern_check(b.data() + 2 * i * size, size, e.offsets[i], 26), -1);
+    }
+    EXPECT_EQ(fake_->copy_sizes.size(), count);
+
+    Entries odd;
+    Buffer c(count * size, kDevice);
+    fake_->copy_sizes.clear();
+    Build(odd, HF_IO_READ, f, c, count, size); // file offsets 512 bytes off the page grid
+    results = Submit(odd);
+    for (size_t i = 0; i < count; i++)
+        ASSERT_EQ(results[i], static_cast<ssize_t>(size)) << "entry " << i;
+    EXPECT_GT(fake_->copy_sizes.size(), 1u) << "a joining window keeps its file alignment";
+}
+
+TEST_F(FallbackMany, AShortEntryEndsAGatheredCopyAndTheRestStillArrive)
+{
+    InitSmallPool(64, 4);
+    const size_t count = 4, size = 16 * kKiB;
+    /* The file ends 100 bytes into its third 16 KiB block. */
+    File f = OpenPatternFile("many-gather-eof", 2 * size + 100, 27);
+    Buffer b(count * size, kDevice);
+    Entries e;
+    Build(e, HF_IO_READ, f, b, count, size, true);
+    std::vector<ssize_t> results = Submit(e);
+    for (size_t i = 0; i < count; i++) {
+        int64_t left = static_cast<int64_t>(2 * size + 100) - e.offsets[i];
+        ssize_t expected = left <= 0 ? 0 : std::min<ssize_t>(left, static_cast<ssize_t>(size));
+        ASSERT_EQ(results[i], expected) << "entry " << i;
+        if (expected > 0) {
+            EXPECT_EQ(hf_test_pattern_check(b.data() + i * size, static_cast<size_t>(expected),
+                                            e.offsets[i], 27),
+                      -1)
+                << "entry " << i;
+        }
+    }
 }
 
 TEST_F(FallbackMany, AFailingEntryLeavesTheOthersWhole)

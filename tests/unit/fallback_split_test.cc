@@ -71,6 +71,45 @@ TEST_F(FallbackPlugin, StagedRequestsRunOneLanePerWorkerUpToOnePerChunk)
     EXPECT_EQ(fake_->parallel_tasks, 3 + 4) << "seven windows, four workers";
 }
 
+TEST_F(FallbackPlugin, TheTailOfAStagedRequestShrinksToTheLanesShareInTailWindows)
+{
+    SetConfig("tail_window_kb", 1024);
+    Init();
+    fake_->width = 4;
+    const size_t size = 32 * kMiB;
+    File f = OpenPatternFile("tail-windows", size, 3);
+    Buffer b(size, kDevice);
+    ASSERT_EQ(Read(f, b, 0, size, 0), static_cast<ssize_t>(size));
+    EXPECT_EQ(hf_test_pattern_check(b.data(), size, 0, 3), -1);
+    /* Each window is one pread (the fake host has no page cache to probe). */
+    std::vector<size_t> sizes = fake_->pread_sizes;
+    std::sort(sizes.begin(), sizes.end());
+    /* 4 lanes: whole 4 MiB windows while 16 MiB or more are left; then 3, 3, 2, 1, 1, 1, 1 MiB. */
+    ASSERT_FALSE(sizes.empty());
+    EXPECT_EQ(sizes.front(), kMiB) << "the tail ends in tail windows";
+    EXPECT_EQ(sizes.back(), 4 * kMiB);
+    size_t total = 0;
+    for (size_t s : sizes) {
+        EXPECT_EQ(s % kMiB, 0u) << "every window is whole tail windows";
+        total += s;
+    }
+    EXPECT_EQ(total, size);
+    EXPECT_GT(sizes.size(), size / (4 * kMiB)) << "more windows than whole chunks";
+}
+
+TEST_F(FallbackPlugin, OneLaneAndAZeroTailWindowKeepWholeChunks)
+{
+    SetConfig("tail_window_kb", 0);
+    Init();
+    fake_->width = 4;
+    const size_t size = 32 * kMiB;
+    File f = OpenPatternFile("tail-off", size, 3);
+    Buffer b(size, kDevice);
+    ASSERT_EQ(Read(f, b, 0, size, 0), static_cast<ssize_t>(size));
+    EXPECT_EQ(hf_test_pattern_check(b.data(), size, 0, 3), -1);
+    EXPECT_EQ(fake_->pread_sizes.size(), size / (4 * kMiB));
+}
+
 TEST_F(FallbackPlugin, PiecesAreNeverSmallerThanTheSplitThreshold)
 {
     SetConfig("split_threshold_kb", 1024);
