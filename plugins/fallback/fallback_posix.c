@@ -38,12 +38,16 @@ static bool eagain_pause(unsigned *attempts_inout)
     return true;
 }
 
+/* Bytes the cache probe asks for before it asks for the rest of a window. */
+#define CACHE_PROBE_FIRST 4096
+
 /*
  * The read rule, per window of at most one chunk:
  *
  *  1. With direct_io = "auto" and an O_DIRECT descriptor, ask the page cache first:
- *     preadv2(RWF_NOWAIT) on the buffered descriptor copies whatever leading part of the window is
- *     cached and never waits for the disk. All of it: done, at memory speed.
+ *     preadv2(RWF_NOWAIT) on the buffered descriptor, of the first page and then of the rest,
+ *     copies whatever leading part of the window is cached and never waits for the disk. All of
+ *     it: done, at memory speed.
  *  2. The rest (EAGAIN: not cached; a short count: partly cached; EOPNOTSUPP or no preadv2: the
  *     kernel cannot tell, taken as not cached) is read with blocking calls. Its aligned middle
  *     goes through the O_DIRECT descriptor when the file offset, the length and the memory
@@ -57,8 +61,8 @@ static bool eagain_pause(unsigned *attempts_inout)
  * again, buffered at an unaligned offset, and gets 0.
  */
 
-/* The leading part of the window the page cache holds: its length, 0 when none or unknown. */
-static size_t cache_probe(struct fallback_io *io, char *dst, size_t len, int64_t pos)
+/* One RWF_NOWAIT read of [pos, pos + len): bytes the page cache gave, 0 when none or unknown. */
+static size_t cache_read(struct fallback_io *io, char *dst, size_t len, int64_t pos)
 {
     const struct hf_sys_ops *sys = io->fb->host->sys;
     struct iovec iov = {.iov_base = dst, .iov_len = len};
@@ -71,6 +75,21 @@ static size_t cache_probe(struct fallback_io *io, char *dst, size_t len, int64_t
         /* EAGAIN, EOPNOTSUPP, end of file or anything odd: the blocking read decides. */
         return 0;
     }
+}
+
+/*
+ * The leading part of the window the page cache holds: its length, 0 when none or unknown. The
+ * first page is asked alone: a RWF_NOWAIT read that misses still starts readahead of what it
+ * asked for (since Linux 5.9), and readahead of a whole uncached window would read it from the
+ * disk a second time beside the O_DIRECT read that follows.
+ */
+static size_t cache_probe(struct fallback_io *io, char *dst, size_t len, int64_t pos)
+{
+    size_t first = len < CACHE_PROBE_FIRST ? len : CACHE_PROBE_FIRST;
+    size_t done = cache_read(io, dst, first, pos);
+    if (done < first || done == len)
+        return done;
+    return done + cache_read(io, dst + done, len - done, pos + (int64_t)done);
 }
 
 /*

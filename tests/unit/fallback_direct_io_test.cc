@@ -134,7 +134,7 @@ TEST_F(FallbackDirectIo, HostMemoryOutOfStepWithTheFileIsReadBuffered)
 TEST_F(FallbackDirectIo, PartlyCachedRangesReadTheRestDirect)
 {
     InitSplitting(16, 4, 64);
-    fake_->cache_answer = CacheAnswer::kHalfCached;
+    fake_->cache_answer = CacheAnswer::kFirstHalfOfBlocks;
     const size_t size = 512 * kKiB;
     File f = OpenDirectFile("half-cached", size, 64);
     SKIP_WITHOUT_O_DIRECT();
@@ -144,6 +144,24 @@ TEST_F(FallbackDirectIo, PartlyCachedRangesReadTheRestDirect)
     EXPECT_EQ(fake_->bytes_probed, size / 2) << "half of every 16 KiB window was cached";
     EXPECT_EQ(fake_->bytes_direct, size / 2);
     EXPECT_EQ(fake_->bytes_buffered, 0u);
+}
+
+// A RWF_NOWAIT read that misses starts readahead of what it asked for: asking for a whole cold
+// window would read it from the disk twice, once into the cache and once O_DIRECT.
+TEST_F(FallbackDirectIo, AColdWindowIsProbedOnePageOnly)
+{
+    InitSplitting(16, 4, 64);
+    fake_->cache_answer = CacheAnswer::kNothingCached;
+    const size_t size = 256 * kKiB;
+    File f = OpenDirectFile("probe-page", size, 66);
+    SKIP_WITHOUT_O_DIRECT();
+    Buffer b(size, kDevice);
+    ASSERT_EQ(Read(f, b, 0, size, 0), static_cast<ssize_t>(size));
+    EXPECT_EQ(hf_test_pattern_check(b.data(), size, 0, 66), -1);
+    ASSERT_FALSE(fake_->preadv2_sizes.empty());
+    for (size_t asked : fake_->preadv2_sizes)
+        EXPECT_EQ(asked, 4 * kKiB);
+    EXPECT_EQ(fake_->bytes_direct, size);
 }
 
 TEST_F(FallbackDirectIo, ACacheThatCannotBeAskedIsTakenAsCold)
@@ -341,7 +359,8 @@ TEST_P(FallbackDirectRandom, RandomReadsAreExactWhateverTheCacheSays)
 
 INSTANTIATE_TEST_SUITE_P(CacheAnswers, FallbackDirectRandom,
                          ::testing::Values(CacheAnswer::kKernel, CacheAnswer::kNothingCached,
-                                           CacheAnswer::kUnsupported, CacheAnswer::kHalfCached),
+                                           CacheAnswer::kUnsupported, CacheAnswer::kHalfCached,
+                                           CacheAnswer::kFirstHalfOfBlocks),
                          [](const ::testing::TestParamInfo<CacheAnswer> &info) {
                              switch (info.param) {
                              case CacheAnswer::kKernel:
@@ -350,6 +369,8 @@ INSTANTIATE_TEST_SUITE_P(CacheAnswers, FallbackDirectRandom,
                                  return std::string("NothingCached");
                              case CacheAnswer::kUnsupported:
                                  return std::string("Unsupported");
+                             case CacheAnswer::kFirstHalfOfBlocks:
+                                 return std::string("FirstHalfOfBlocks");
                              case CacheAnswer::kHalfCached:
                                  break;
                              }

@@ -446,6 +446,16 @@ ssize_t FakePreadv2(int fd, const struct iovec *iov, int iovcnt, off_t offset, i
         case CacheAnswer::kUnsupported:
             errno = EOPNOTSUPP;
             return -1;
+        case CacheAnswer::kFirstHalfOfBlocks: {
+            const size_t block = 16 * 1024, cached = block / 2;
+            size_t into = static_cast<size_t>(offset) % block;
+            if (into >= cached) {
+                errno = EAGAIN;
+                return -1;
+            }
+            one.iov_len = std::min(one.iov_len, cached - into);
+            break;
+        }
         case CacheAnswer::kHalfCached:
             one.iov_len = hf_align_down(one.iov_len / 2, 4096);
             if (one.iov_len == 0) {
