@@ -107,15 +107,15 @@ void hf_backends_stream_prepare(int device)
         if (b->abi_minor < 4 || b->ops->stream_prepare == NULL || stream_prepared(b, device))
             continue;
         int rc = b->ops->stream_prepare(b->state, device);
-        if (rc != 0) {
+        if (rc != 0)
             hf_warn("backend %s could not get ready for stream-ordered I/O on GPU %d: %s; "
                     "it may allocate GPU resources while streams are held",
                     b->name, device, strerror(rc < 0 ? -rc : rc));
-            continue;
-        }
+        else
+            hf_debug("backend %s is ready for stream-ordered I/O on GPU %d", b->name, device);
+        /* Tried once: asking again on every submission would warn each time, with streams held. */
         if (device < STREAM_PREPARED_BITS)
             __atomic_fetch_or(&b->stream_prepared, (uint64_t)1 << device, __ATOMIC_RELEASE);
-        hf_debug("backend %s is ready for stream-ordered I/O on GPU %d", b->name, device);
     }
     pthread_mutex_unlock(&prepare_lock);
 }

@@ -34,7 +34,7 @@ struct hf_backend {
     const struct hf_backend_ops *ops;      /**< the plugin's table */
     void *state;                           /**< from ops->init */
     struct hf_host_api host;               /**< the host API handed to this backend */
-    uint64_t stream_prepared; /**< bit d: stream_prepare succeeded for GPU d (atomic access) */
+    uint64_t stream_prepared; /**< bit d: stream_prepare ran for GPU d (atomic access) */
 };
 
 /**
@@ -62,7 +62,8 @@ void hf_loader_reset(void);
  * Let every backend that offers stream_prepare (ABI minor 4) get ready for stream-ordered requests
  * on GPU @p device, before the first such request for it is queued; afterwards a call costs one
  * load per backend. Serialized, so no caller queues a request while another is still preparing.
- * Failures are logged; the requests run anyway.
+ * A failure is logged once and not retried; the requests run anyway (the backend then makes what
+ * it needs on demand).
  */
 void hf_backends_stream_prepare(int device);
 /** Whether @p err (positive errno) is retryable for @p backend (ENODEV, EREMOTEIO, manifest list).

@@ -597,6 +597,22 @@ TEST_F(Loader, DirectBackendIsReportedOnlyWhenOneDeclaresIt)
     EXPECT_TRUE(hf_loader_has_direct_backend());
 }
 
+TEST_F(Loader, StreamPrepareRunsOncePerDeviceAndAFailureIsNotRetried)
+{
+    dir_.add("scripted-a");
+    dir_.add("fixture-good"); // built without stream_prepare: skipped
+    ASSERT_EQ(load("", "scripted-a: { prepare_errno = " + std::to_string(EIO) + "; };"), 0);
+    hf_backends_stream_prepare(-1);
+    EXPECT_EQ(log_->count("hipfile[scripted-a] info: stream_prepare"), 0u) << "no GPU, nothing";
+    hf_backends_stream_prepare(2);
+    hf_backends_stream_prepare(2);
+    EXPECT_EQ(log_->count("hipfile[scripted-a] info: stream_prepare 2"), 1u);
+    EXPECT_EQ(log_->count("could not get ready for stream-ordered I/O on GPU 2"), 1u)
+        << "a failure is warned once, not on every submission";
+    hf_backends_stream_prepare(0);
+    EXPECT_EQ(log_->count("hipfile[scripted-a] info: stream_prepare 0"), 1u);
+}
+
 TEST(Manifest, ErrnoNamesRoundTrip)
 {
     for (const char *name : {"ENODEV", "EREMOTEIO", "EAGAIN", "EIO", "EXDEV", "EOPNOTSUPP"}) {
