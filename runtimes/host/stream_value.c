@@ -106,7 +106,9 @@ static hipError_t value_submit(hipStream_t stream, int kind, void *ptr, uint64_t
         return hipErrorInvalidValue;
     if (kind == HF_OP_WAIT_VALUE && flags > hipStreamWaitValueNor)
         return hipErrorInvalidValue;
-    struct hf_host_op op = {.kind = kind, .u.value = {ptr, value, mask, flags, width}};
+    struct hf_host_op op = {
+        .kind = kind,
+        .u.value = {.ptr = ptr, .value = value, .mask = mask, .flags = flags, .width = width}};
     return hf_host_stream_submit(stream, &op);
 }
 
