@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "common/align.h"
+#include "common/cache_probe.h"
 #include "fallback.h"
 
 /*
@@ -38,9 +39,6 @@ static bool eagain_pause(unsigned *attempts_inout)
     return true;
 }
 
-/* Bytes the cache probe asks for before it asks for the rest of a window. */
-#define CACHE_PROBE_FIRST 4096
-
 /*
  * The read rule, per window of at most one chunk:
  *
@@ -60,37 +58,6 @@ static bool eagain_pause(unsigned *attempts_inout)
  * range before a direct read. A direct read that ends short stops at end of file; the loop asks
  * again, buffered at an unaligned offset, and gets 0.
  */
-
-/* One RWF_NOWAIT read of [pos, pos + len): bytes the page cache gave, 0 when none or unknown. */
-static size_t cache_read(struct fallback_io *io, char *dst, size_t len, int64_t pos)
-{
-    const struct hf_sys_ops *sys = io->fb->host->sys;
-    struct iovec iov = {.iov_base = dst, .iov_len = len};
-    for (;;) {
-        ssize_t n = sys->preadv2(io->fd, &iov, 1, (off_t)pos, RWF_NOWAIT);
-        if (n > 0 && (size_t)n <= len)
-            return (size_t)n;
-        if (n < 0 && errno == EINTR)
-            continue;
-        /* EAGAIN, EOPNOTSUPP, end of file or anything odd: the blocking read decides. */
-        return 0;
-    }
-}
-
-/*
- * The leading part of the window the page cache holds: its length, 0 when none or unknown. The
- * first page is asked alone: a RWF_NOWAIT read that misses still starts readahead of what it
- * asked for (since Linux 5.9), and readahead of a whole uncached window would read it from the
- * disk a second time beside the O_DIRECT read that follows.
- */
-static size_t cache_probe(struct fallback_io *io, char *dst, size_t len, int64_t pos)
-{
-    size_t first = len < CACHE_PROBE_FIRST ? len : CACHE_PROBE_FIRST;
-    size_t done = cache_read(io, dst, first, pos);
-    if (done < first || done == len)
-        return done;
-    return done + cache_read(io, dst + done, len - done, pos + (int64_t)done);
-}
 
 /*
  * Where direct reads into memory the caller sees must stop: the last whole granule before end of
@@ -179,7 +146,7 @@ ssize_t hf_fallback_window_read(struct fallback_io *io, char *dst, size_t len, i
 {
     size_t done = 0;
     if (io->probe_cache && !atomic_load_explicit(&io->direct_refused, memory_order_relaxed)) {
-        done = cache_probe(io, dst, len, pos);
+        done = hf_cache_probe(io->fb->host->sys, io->fd, dst, len, pos);
         if (done == len)
             return (ssize_t)len;
     }

@@ -12,6 +12,7 @@
 #include <sys/uio.h>
 
 #include "common/align.h"
+#include "common/cache_probe.h"
 #include "fastpath.h"
 
 /* Most pieces one request is cut into, as in the fallback: a bound keeps the plan on the stack. */
@@ -24,8 +25,6 @@
  * probe alike.
  */
 #define PROBE_WINDOW (4 * 1024 * 1024)
-/* The first RWF_NOWAIT read of a window asks for this much: one page. */
-#define PROBE_HEAD 4096
 /* Largest byte count one read or write system call moves (the kernel's MAX_RW_COUNT). */
 #define CALL_MAX ((size_t)0x7ffff000)
 /* direct_end before the file size was looked up. */
@@ -152,7 +151,7 @@ static ssize_t calls_move(struct coherent_io *io, int fd, char *mem, int64_t at,
  *
  *  1. preadv2(RWF_NOWAIT) on the buffered descriptor copies whatever leading part of the window
  *     the page cache holds, at memory speed, and never waits for the disk (asking for the first
- *     page before the rest: see cache_probe). All of it: done.
+ *     page before the rest: see hf_cache_probe). All of it: done.
  *  2. The rest (EAGAIN: not cached; a short count: partly cached; EOPNOTSUPP: the kernel cannot
  *     tell, taken as not cached) goes through the O_DIRECT descriptor from the first block
  *     boundary on, up to the last whole block before end of file. The bytes before that boundary
@@ -162,37 +161,6 @@ static ssize_t calls_move(struct coherent_io *io, int fd, char *mem, int64_t at,
  * O_DIRECT stays coherent with buffered writes: the kernel writes back dirty cached pages of the
  * range before a direct read.
  */
-
-/* One RWF_NOWAIT read: the bytes the page cache gave, 0 when none or unknown. */
-static size_t cache_copy(struct coherent_io *io, char *mem, size_t len, int64_t at)
-{
-    const struct hf_sys_ops *sys = io->fp->host->sys;
-    struct iovec iov = {.iov_base = mem, .iov_len = len};
-    for (;;) {
-        ssize_t n = sys->preadv2(io->buffered_fd, &iov, 1, (off_t)at, RWF_NOWAIT);
-        if (n > 0 && (size_t)n <= len)
-            return (size_t)n;
-        if (n < 0 && errno == EINTR)
-            continue;
-        /* EAGAIN, EOPNOTSUPP, end of file or anything odd: the blocking reads decide. */
-        return 0;
-    }
-}
-
-/*
- * The leading part of [at, at + len) the page cache holds: its length, 0 when none or unknown.
- * An RWF_NOWAIT read that misses still starts readahead of the range it asked for (up to the
- * device's readahead size) before it answers EAGAIN; the direct read then fetches the same bytes
- * again. Asking for the first page alone keeps that waste to a page when the window is not cached.
- */
-static size_t cache_probe(struct coherent_io *io, char *mem, size_t len, int64_t at)
-{
-    size_t head = len < PROBE_HEAD ? len : PROBE_HEAD;
-    size_t got = cache_copy(io, mem, head, at);
-    if (got < head || got == len)
-        return got;
-    return got + cache_copy(io, mem + got, len - got, at + (int64_t)got);
-}
 
 /*
  * A direct read that reaches end of file stores the whole last block, bytes past end of file
@@ -245,7 +213,8 @@ static int read_step(struct coherent_io *io, const char *mem, size_t left, int64
 /* One window of a read: the cached leading part, then blocking reads of the rest. */
 static ssize_t window_read(struct coherent_io *io, char *mem, size_t len, int64_t at)
 {
-    size_t done = io->probe_cache ? cache_probe(io, mem, len, at) : 0;
+    size_t done =
+        io->probe_cache ? hf_cache_probe(io->fp->host->sys, io->buffered_fd, mem, len, at) : 0;
     while (done < len) {
         size_t want;
         int fd = read_step(io, mem + done, len - done, at + (int64_t)done, &want);

@@ -1,0 +1,31 @@
+/*
+ * Asking the page cache for a range without waiting for the disk, as the fallback and fastpath do
+ * before they read what is not cached with O_DIRECT.
+ */
+#ifndef HF_PLUGIN_COMMON_CACHE_PROBE_H
+#define HF_PLUGIN_COMMON_CACHE_PROBE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hipfile/backend.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * Copy into @p dst the leading part of [pos, pos + len) of buffered descriptor @p fd that the page
+ * cache holds, with preadv2(RWF_NOWAIT) through @p sys. Returns its length: 0 when nothing is
+ * cached or the kernel cannot tell (EAGAIN, EOPNOTSUPP, end of file). The first page is asked
+ * alone and the rest only when that page was cached: a RWF_NOWAIT read that misses still starts
+ * readahead of all it asked for (since Linux 5.9), so asking for a whole cold range would read it
+ * from the disk a second time beside the O_DIRECT read that follows.
+ */
+size_t hf_cache_probe(const struct hf_sys_ops *sys, int fd, char *dst, size_t len, int64_t pos);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
