@@ -106,19 +106,19 @@ bool hf_io_prepare(struct hf_io_call *call, int op, hipFileHandle_t fh, void *bu
         result = -(ssize_t)hipFileInvalidValue;
         goto release_file;
     }
-    if (size > HF_IO_MAX_BYTES)
-        size = HF_IO_MAX_BYTES;
 
     for (unsigned i = 0; i < HF_MAX_BACKENDS; i++)
         call->declined[i] = file->declined[i] || (buffer != NULL && buffer->declined[i]);
     call->file = file;
     call->buffer = buffer;
+    call->size = size;
     call->req = (struct hf_io_request){
         .struct_size = sizeof(call->req),
         .op = op,
         .file = &file->info,
         .buf = buf,
-        .size = size,
+        /* The first piece; hf_io_finish serves the rest (whole transfers, docs/decisions.rst). */
+        .size = size < HF_IO_MAX_BYTES ? size : HF_IO_MAX_BYTES,
         .file_offset = file_offset,
         .buf_offset = buffer_offset,
         .gpu_error_p = &call->gpu_err,
@@ -160,8 +160,40 @@ ssize_t hf_io_submit(struct hf_io_call *call)
     return hf_io_finish(call, rc, served);
 }
 
+/*
+ * Backends and the kernel move at most HF_IO_MAX_BYTES per call, but programs written for cuFile
+ * (torch.cuda.gds among them) never loop on a short count: a request larger than that is served
+ * piece after piece here, each through the selector, until it is whole, the file ends or an error
+ * stops it. An error after some pieces moved returns the bytes moved, as pread(2) and pwrite(2) do
+ * after a partial transfer; the error is logged, since the count alone cannot say it.
+ */
+static ssize_t io_rest(struct hf_io_call *call, ssize_t rc, struct hf_backend **served_p)
+{
+    size_t moved = 0;
+    while (rc >= 0 && (size_t)rc == call->req.size && moved + (size_t)rc < call->size) {
+        moved += (size_t)rc;
+        size_t left = call->size - moved;
+        call->req.size = left < HF_IO_MAX_BYTES ? left : HF_IO_MAX_BYTES;
+        call->req.file_offset += rc;
+        call->req.buf_offset += rc;
+        rc = hf_selector_submit(&call->req, call->file->backend_ctx,
+                                call->buffer ? call->buffer->backend_ctx : NULL, call->declined,
+                                served_p);
+    }
+    if (moved == 0)
+        return rc;
+    if (rc < 0) {
+        hf_error("%s: %s after %zu of %zu bytes; the call returns the %zu bytes moved", call->what,
+                 rc == -HF_EGPU ? "GPU runtime error" : strerror((int)-rc), moved, call->size,
+                 moved);
+        return (ssize_t)moved;
+    }
+    return (ssize_t)(moved + (size_t)rc);
+}
+
 ssize_t hf_io_finish(struct hf_io_call *call, ssize_t rc, struct hf_backend *served)
 {
+    rc = io_rest(call, rc, &served);
     call->rec.served = served;
     call->rec.result = io_result(rc, call->gpu_err, call->what);
     int saved_errno = errno;

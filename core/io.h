@@ -17,7 +17,10 @@
 #include "registry.h"
 #include "stats.h"
 
-/** Most bytes one call moves: INT_MAX rounded down to the 4 KiB page, as Linux read(2) does. */
+/**
+ * Most bytes one backend call moves: INT_MAX rounded down to the 4 KiB page, as Linux read(2)
+ * does. Larger requests are served in pieces of this size and still move whole.
+ */
 #define HF_IO_MAX_BYTES ((size_t)0x7ffff000)
 
 /**
@@ -36,6 +39,7 @@ struct hf_io_call {
     struct hf_buffer *buffer;       /**< held likewise; NULL for unregistered memory */
     struct hf_buf_info view;        /**< the memory's facts when it is not registered */
     bool declined[HF_MAX_BACKENDS]; /**< backends that declined the file or buffer */
+    size_t size;                    /**< the whole request; req.size is the piece in flight */
     int gpu_err;                    /**< the runtime's code behind -HF_EGPU */
     struct hf_io_request req;       /**< the request backends see */
 };
@@ -58,8 +62,10 @@ struct hf_backend *hf_io_first_backend(struct hf_io_call *call);
 ssize_t hf_io_submit(struct hf_io_call *call);
 
 /**
- * Finish a prepared call with backend result @p rc from @p served: translate it to the public
- * convention (errno set for -1), count it, release the references. Returns the public result.
+ * Finish a prepared call with backend result @p rc (of the first piece, req.size bytes) from
+ * @p served: serve the pieces left of a request over HF_IO_MAX_BYTES, translate the result to the
+ * public convention (errno set for -1), count it, release the references. Returns the public
+ * result.
  */
 ssize_t hf_io_finish(struct hf_io_call *call, ssize_t rc, struct hf_backend *served);
 

@@ -205,7 +205,8 @@ static void emit_rank(struct emit *e, const struct check_options *opts,
     size_t size = opts->size;
     if (size > HF_IO_MAX_BYTES) {
         size = HF_IO_MAX_BYTES;
-        emit_text(e, "(one call moves at most %zu bytes; the core asks the backends for that much)",
+        emit_text(e, "(a backend call moves at most %zu bytes; the core serves the request in pieces "
+                     "of that size, each ranked like this one)",
                   (size_t)HF_IO_MAX_BYTES);
     }
     emit_int(e, "request_size", NULL, (long long)size);
