@@ -18,6 +18,7 @@
 #include "io.h"
 #include "loader.h"
 #include "log.h"
+#include "registry.h"
 #include "stream.h"
 
 /* Values every HIP release shares (hip_runtime_api.h). */
@@ -335,6 +336,46 @@ static bool device_matches(const struct hf_gpu_runtime *rt, const void *buffer_b
 }
 
 /*
+ * Values the stream's HIPFILE_STREAM_FIXED_* flags fix are final at submission, so a wrong one is
+ * refused by the call itself, as AMD's library does, rather than reported in the result word later.
+ * Values read at execution are checked there (hf_io_run), as are these again.
+ */
+static bool fixed_values_valid(const void *buffer_base, unsigned fixed, size_t size,
+                               hoff_t file_offset, hoff_t buffer_offset, const char *what)
+{
+    if ((fixed & HIPFILE_STREAM_FIXED_FILE_OFFSET) && file_offset < 0) {
+        hf_error("%s: negative file offset %lld", what, (long long)file_offset);
+        return false;
+    }
+    if ((fixed & HIPFILE_STREAM_FIXED_BUF_OFFSET) && buffer_offset < 0) {
+        hf_error("%s: negative buffer offset %lld", what, (long long)buffer_offset);
+        return false;
+    }
+    if (!(fixed & (HIPFILE_STREAM_FIXED_BUF_OFFSET | HIPFILE_STREAM_FIXED_FILE_SIZE)))
+        return true;
+    struct hf_buffer *buffer = NULL;
+    struct hf_buf_info view;
+    int hip_err = 0;
+    /* Memory the runtime cannot describe is refused at execution, with the runtime's error. */
+    if (hf_buffer_resolve(buffer_base, &buffer, &view, &hip_err) != hipFileSuccess)
+        return true;
+    size_t length = buffer != NULL ? buffer->info.length : view.length;
+    hf_buffer_release(buffer);
+    uint64_t start = fixed & HIPFILE_STREAM_FIXED_BUF_OFFSET ? (uint64_t)buffer_offset : 0;
+    if (start >= length) {
+        hf_error("%s: buffer offset %llu is past the buffer's %zu bytes", what,
+                 (unsigned long long)start, length);
+        return false;
+    }
+    if ((fixed & HIPFILE_STREAM_FIXED_FILE_SIZE) && size > length - start) {
+        hf_error("%s: %zu bytes at buffer offset %llu run past the buffer's %zu bytes", what, size,
+                 (unsigned long long)start, length);
+        return false;
+    }
+    return true;
+}
+
+/*
  * No way to run host work in stream order: wait for the stream, then run the I/O on the caller's
  * thread. Correct, but the caller blocks.
  */
@@ -385,9 +426,12 @@ static hipFileError_t async_submit(int io_op, hipFileHandle_t fh, void *buffer_b
     int buffer_device = -1;
     if (!device_matches(rt, buffer_base, (void *)stream, what, &buffer_device))
         return hf_status(hipFileInvalidValue);
+    unsigned fixed = hf_stream_flags(stream);
+    if (!fixed_values_valid(buffer_base, fixed, submit_size, *file_offset_p, *buffer_offset_p,
+                            what))
+        return hf_status(hipFileInvalidValue);
     *bytes_p = 0;
 
-    unsigned fixed = hf_stream_flags(stream);
     struct async_op local;
     struct async_op *op = &local;
     bool in_caller = rt->launch_host_func == NULL && rt->stream_add_callback == NULL;

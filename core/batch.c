@@ -140,10 +140,15 @@ static hipFileError_t batch_setup(hipFileBatchHandle_t *batch_idp, unsigned max_
                  batch_idp == NULL ? "batch_idp is NULL" : "max_nr is 0");
         return hf_status(hipFileInvalidValue);
     }
-    hipFileOpError_t err = hf_driver_ensure_open();
-    if (err != hipFileSuccess)
-        return hf_status(err);
-    /* Read after the open, so the limit is the configured one, not the built-in default. */
+    /*
+     * AMD's setup leaves the driver as it is (use count 0 stays 0); the handles the entries name
+     * open it when they are registered. Only the configuration is needed, for the limit.
+     */
+    if (hf_config_ensure_loaded() < 0) {
+        hf_error("hipFileBatchIOSetUp: configuration%s%s is not usable",
+                 hf_config_path() ? " " : "", hf_config_path() ? hf_config_path() : "");
+        return hf_status(hipFileDriverSetupError);
+    }
     int64_t limit = hf_config_get_int("properties.max_batch_io_count");
     if ((int64_t)max_nr > limit) {
         hf_error("hipFileBatchIOSetUp: max_nr %u is over properties.max_batch_io_count (%lld)",

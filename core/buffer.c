@@ -200,9 +200,11 @@ hipFileError_t hf_buffer_register(const void *base, size_t length, int flags)
         hf_error("hipFileBufRegister: length is 0");
         return hf_status(hipFileInvalidValue);
     }
+    /* AMD: a range that no allocation can hold is a pointer range error, like one that is too long.
+     */
     if ((uintptr_t)base + length < (uintptr_t)base) {
         hf_error("hipFileBufRegister: [%p, +%zu) wraps the address space", base, length);
-        return hf_status(hipFileInvalidValue);
+        return hf_status(hipFileHipPointerRangeError);
     }
     struct hf_gpu_pointer_info pi;
     int hip_err = 0;

@@ -56,6 +56,13 @@ hipError_t hipStreamGetDevice(hipStream_t stream, hipDevice_t *device);
  */
 #define HF_RT_ATTRIBUTE_HOST_NUMA_ID ((hipDeviceAttribute_t)92)
 
+/**
+ * The highest hipExtMallocWithFlags flag value ROCm defines: hipDeviceMallocDefault (0),
+ * Finegrained (1), hipMallocSignalMemory (2), and ROCm 6's hipDeviceMallocUncached (3) and
+ * hipDeviceMallocContiguous (4). Larger values are refused with hipErrorInvalidValue, as ROCm does.
+ */
+#define HF_EXT_MALLOC_FLAGS_MAX 4u
+
 /** HIP_VERSION in the "major * 100 + minor" form hipGetProcAddress takes as hipVersion. */
 #define HF_RT_PROC_VERSION (HIP_VERSION_MAJOR * 100 + HIP_VERSION_MINOR)
 

@@ -40,6 +40,18 @@ hipError_t hipMalloc(void **ptr, size_t size)
     return hf_rt_result(err);
 }
 
+/*
+ * AMD's extension; programs use it for signal words and fine-grained buffers. CUDA device memory
+ * serves every kind: stream memory operations wait on it, and its stores are coherent at stream
+ * boundaries.
+ */
+hipError_t hipExtMallocWithFlags(void **ptr, size_t size, unsigned int flags)
+{
+    if (flags > HF_EXT_MALLOC_FLAGS_MAX)
+        return hf_rt_result(hipErrorInvalidValue);
+    return hipMalloc(ptr, size);
+}
+
 hipError_t hipMallocManaged(void **dev_ptr, size_t size, unsigned int flags)
 {
     CUdeviceptr d;

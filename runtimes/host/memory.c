@@ -106,6 +106,17 @@ hipError_t hipMalloc(void **ptr, size_t size)
     return hf_rt_result(mem_map(size, HF_HOST_MEM_DEVICE, 0, ptr));
 }
 
+/*
+ * AMD's extension; programs use it for signal words and fine-grained buffers. Every kind is
+ * ordinary device memory here, whose stores the emulated streams see at once.
+ */
+hipError_t hipExtMallocWithFlags(void **ptr, size_t size, unsigned int flags)
+{
+    if (flags > HF_EXT_MALLOC_FLAGS_MAX)
+        return hf_rt_result(hipErrorInvalidValue);
+    return hipMalloc(ptr, size);
+}
+
 hipError_t hipMallocManaged(void **dev_ptr, size_t size, unsigned int flags)
 {
     if (dev_ptr == NULL || size == 0 || (flags != hipMemAttachGlobal && flags != hipMemAttachHost))

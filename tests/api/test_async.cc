@@ -505,6 +505,81 @@ INSTANTIATE_TEST_SUITE_P(
                                                 HIPFILE_STREAM_FIXED_FILE_SIZE}),
     [](const ::testing::TestParamInfo<FixedCase> &info) { return std::string(info.param.name); });
 
+/* AsyncTest's buffer size, for the cases below. */
+constexpr size_t kAsyncBufferSize = 4 << 20;
+
+/* A value that is wrong when the call is made, and which the stream's flags fix (AMD's cases). */
+struct WrongAtSubmission {
+    const char *name;
+    unsigned fixed; /* the flag that makes the call read this value now */
+    size_t size;    /* of a buffer of kAsyncBufferSize bytes */
+    hoff_t file_offset;
+    hoff_t buffer_offset;
+};
+
+class AsyncWrongAtSubmissionTest : public AsyncTest,
+                                   public ::testing::WithParamInterface<WrongAtSubmission>
+{
+  protected:
+    /* Submits a read and a write with the case's values on a stream registered with @p flags. */
+    void SubmitBoth(unsigned flags, hipFileOpError_t expect)
+    {
+        const WrongAtSubmission &c = GetParam();
+        ASSERT_EQ(hipFileStreamRegister(stream_, flags).err, hipFileSuccess);
+        Op read_op, write_op;
+        for (Op *op : {&read_op, &write_op}) {
+            op->size = c.size;
+            op->file_offset = c.file_offset;
+            op->buffer_offset = c.buffer_offset;
+            op->bytes = 12345;
+        }
+        EXPECT_EQ(Read(read_op, stream_).err, expect);
+        EXPECT_EQ(Write(write_op, stream_).err, expect);
+        ASSERT_EQ(hipStreamSynchronize(stream_), hipSuccess);
+        if (expect != hipFileSuccess) {
+            EXPECT_EQ(read_op.bytes, 12345) << "a refused call reports nothing later";
+        } else {
+            EXPECT_LT(read_op.bytes, 0) << "checked at execution instead";
+            EXPECT_LT(write_op.bytes, 0);
+        }
+        EXPECT_EQ(hipFileStreamDeregister(stream_).err, hipFileSuccess);
+        std::vector<uint8_t> untouched = DeviceBytes(0, 8192);
+        EXPECT_TRUE(AllBytes(untouched.data(), untouched.size(), 0));
+    }
+};
+
+TEST_P(AsyncWrongAtSubmissionTest, FixedValueIsRefusedByTheCall)
+{
+    SubmitBoth(HIPFILE_STREAM_FIXED_BUF_OFFSET | HIPFILE_STREAM_FIXED_FILE_OFFSET |
+                   HIPFILE_STREAM_FIXED_FILE_SIZE,
+               hipFileInvalidValue);
+}
+
+TEST_P(AsyncWrongAtSubmissionTest, ValueFixedByItsOwnFlagAloneIsRefusedByTheCall)
+{
+    SubmitBoth(GetParam().fixed, hipFileInvalidValue);
+}
+
+TEST_P(AsyncWrongAtSubmissionTest, ValueReadAtExecutionIsReportedThroughBytes)
+{
+    const unsigned all = HIPFILE_STREAM_FIXED_BUF_OFFSET | HIPFILE_STREAM_FIXED_FILE_OFFSET |
+                         HIPFILE_STREAM_FIXED_FILE_SIZE;
+    SubmitBoth(all & ~GetParam().fixed, hipFileSuccess);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AmdCases, AsyncWrongAtSubmissionTest,
+    ::testing::Values(
+        WrongAtSubmission{"SizeLargerThanTheBuffer", HIPFILE_STREAM_FIXED_FILE_SIZE,
+                          kAsyncBufferSize + 4096, 0, 0},
+        WrongAtSubmission{"NegativeFileOffset", HIPFILE_STREAM_FIXED_FILE_OFFSET, 4096, -4096, 0},
+        WrongAtSubmission{"NegativeBufferOffset", HIPFILE_STREAM_FIXED_BUF_OFFSET, 4096, 0, -4096},
+        WrongAtSubmission{"BufferOffsetPastTheBuffer", HIPFILE_STREAM_FIXED_BUF_OFFSET, 4096, 0,
+                          static_cast<hoff_t>(kAsyncBufferSize) + 4096}),
+    [](const ::testing::TestParamInfo<WrongAtSubmission> &info) {
+        return std::string(info.param.name);
+    });
+
 TEST_F(AsyncTest, SizeGrownAfterSubmissionIsInvalidValueAndStreamStaysUsable)
 {
     Op op;

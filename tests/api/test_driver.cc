@@ -56,6 +56,38 @@ TEST_F(DriverTest, BufRegisterOpensImplicitly)
     (void)hipFree(dev);
 }
 
+TEST_F(DriverTest, BatchSetUpLeavesTheDriverClosedAsAMDDoes)
+{
+    hipFileBatchHandle_t batch{};
+    ASSERT_EQ(hipFileBatchIOSetUp(&batch, 4).err, hipFileSuccess);
+    EXPECT_EQ(hipFileUseCount(), 0);
+    /* The handles a batch names open the driver when they are registered; the batch works then. */
+    std::string path = ScratchPath("data");
+    ASSERT_EQ(hf_test_pattern_file(path.c_str(), 4096, 1), 0);
+    int fd = open(path.c_str(), O_RDWR);
+    ASSERT_GE(fd, 0);
+    hipFileHandle_t fh = Register(fd);
+    EXPECT_EQ(hipFileUseCount(), 1);
+    void *dev = nullptr;
+    ASSERT_EQ(hipMalloc(&dev, 4096), hipSuccess);
+    hipFileIOParams_t io{};
+    io.mode = hipFileBatch;
+    io.opcode = hipFileBatchRead;
+    io.fh = fh;
+    io.u.batch.devPtr_base = dev;
+    io.u.batch.size = 4096;
+    ASSERT_EQ(hipFileBatchIOSubmit(batch, 1, &io, 0).err, hipFileSuccess);
+    hipFileIOEvents_t ev{};
+    unsigned nr = 1;
+    ASSERT_EQ(hipFileBatchIOGetStatus(batch, 1, &nr, &ev, nullptr).err, hipFileSuccess);
+    EXPECT_EQ(nr, 1u);
+    EXPECT_EQ(static_cast<ssize_t>(ev.ret), 4096);
+    hipFileBatchIODestroy(batch);
+    hipFileHandleDeregister(fh);
+    (void)hipFree(dev);
+    close(fd);
+}
+
 TEST_F(DriverTest, ConcurrentFirstRegistrationsLeaveCountAtOne)
 {
     void *dev = nullptr;

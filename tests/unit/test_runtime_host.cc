@@ -176,6 +176,42 @@ TEST_F(HostRuntime, MallocManagedRejectsBadArguments)
     EXPECT_EQ(hipMallocManaged(nullptr, 64, hipMemAttachGlobal), hipErrorInvalidValue);
 }
 
+TEST_F(HostRuntime, ExtMallocWithFlagsGivesDeviceMemoryForEveryKind)
+{
+    for (unsigned flags :
+         {hipDeviceMallocDefault, hipDeviceMallocFinegrained, hipMallocSignalMemory}) {
+        void *p = nullptr;
+        ASSERT_EQ(hipExtMallocWithFlags(&p, 4096, flags), hipSuccess) << flags;
+        hipPointerAttribute_t attr;
+        ASSERT_EQ(hipPointerGetAttributes(&attr, p), hipSuccess);
+        EXPECT_EQ(attr.memoryType, hipMemoryTypeDevice) << flags;
+        EXPECT_EQ(hipFree(p), hipSuccess);
+    }
+    void *p = reinterpret_cast<void *>(0x1);
+    EXPECT_EQ(hipExtMallocWithFlags(&p, 4096, 5), hipErrorInvalidValue);
+    EXPECT_EQ(hipExtMallocWithFlags(nullptr, 4096, 0), hipErrorInvalidValue);
+}
+
+/* AMD's tests pause a stream on a signal word made this way, then release it with hipMemcpy. */
+TEST_F(HostRuntime, StreamWaitsOnASignalWordUntilACopyReleasesIt)
+{
+    uint64_t *flag = nullptr;
+    ASSERT_EQ(hipExtMallocWithFlags(reinterpret_cast<void **>(&flag), sizeof(*flag),
+                                    hipMallocSignalMemory),
+              hipSuccess);
+    uint64_t value = 0;
+    ASSERT_EQ(hipMemcpy(flag, &value, sizeof(value), hipMemcpyHostToDevice), hipSuccess);
+    hipStream_t s;
+    ASSERT_EQ(hipStreamCreateWithFlags(&s, hipStreamNonBlocking), hipSuccess);
+    ASSERT_EQ(hipStreamWaitValue64(s, flag, 1, hipStreamWaitValueEq, ~0ull), hipSuccess);
+    EXPECT_EQ(hipStreamQuery(s), hipErrorNotReady);
+    value = 1;
+    ASSERT_EQ(hipMemcpy(flag, &value, sizeof(value), hipMemcpyHostToDevice), hipSuccess);
+    EXPECT_EQ(hipStreamSynchronize(s), hipSuccess);
+    EXPECT_EQ(hipStreamDestroy(s), hipSuccess);
+    EXPECT_EQ(hipFree(flag), hipSuccess);
+}
+
 TEST_F(HostRuntime, RegisteredHostMemoryIsHostMemoryUntilUnregistered)
 {
     std::vector<char> buf(10000);
