@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -99,6 +100,22 @@ static void *worker_main(void *unused)
     return NULL;
 }
 
+/*
+ * Workers live in the application's process but take none of its signals: a process-directed
+ * signal goes to any thread that does not block it, and on a worker it would run the application's
+ * handler on a thread it does not know of, or be taken from the thread that waits for it (sigwait,
+ * signalfd). Faults stay unblocked, since the kernel kills a process whose thread blocks the fault
+ * it raised without running the application's handler. The mask is set in the attributes, so the
+ * calling thread's own mask never changes. plugins/common/plugin_thread.c does the same.
+ */
+static void worker_signals(sigset_t *blocked)
+{
+    static const int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS};
+    sigfillset(blocked);
+    for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
+        sigdelset(blocked, faults[i]);
+}
+
 /* Called with pool_lock held. */
 static void workers_start_locked(void)
 {
@@ -109,8 +126,11 @@ static void workers_start_locked(void)
     if (wanted < 1)
         wanted = 1;
     pthread_attr_t attr;
+    sigset_t blocked;
+    worker_signals(&blocked);
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setsigmask_np(&attr, &blocked);
     for (int64_t i = 0; i < wanted; i++) {
         pthread_t tid;
         int rc = pthread_create(&tid, &attr, worker_main, NULL);

@@ -6,11 +6,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <linux/fs.h>
 #include <linux/magic.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
@@ -251,8 +253,9 @@ static void file_record_facts(struct hf_file *file, const struct stat *st)
     info->ino = st->st_ino;
     info->size_at_register = (uint64_t)st->st_size;
     if (S_ISBLK(st->st_mode)) {
-        off_t end = lseek(info->fd, 0, SEEK_END);
-        info->size_at_register = end > 0 ? (uint64_t)end : 0;
+        /* Not lseek: info->fd may be the caller's, and its file offset is the program's. */
+        uint64_t bytes = 0;
+        info->size_at_register = ioctl(info->fd, BLKGETSIZE64, &bytes) == 0 ? bytes : 0;
     }
     if (info->direct_fd >= 0) {
         /* STATX_DIOALIGN needs Linux 6.1; older kernels and filesystems leave it unset. */

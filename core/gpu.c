@@ -142,6 +142,8 @@ static const struct gpu_symbol gpu_symbols[] = {
     GPU_SYMBOL("hipStreamGetDevice", stream_get_device, false),
     GPU_SYMBOL("hipHostRegister", host_register, false),
     GPU_SYMBOL("hipHostUnregister", host_unregister, false),
+    GPU_SYMBOL("hipGetLastError", get_last_error, false),
+    GPU_SYMBOL("hipPeekAtLastError", peek_at_last_error, false),
 };
 
 /* dlsym hands back data pointers; storing them as function pointers relies on POSIX's guarantee. */
@@ -163,6 +165,26 @@ static const char *runtime_error_name(const struct hf_gpu_runtime *rt, int err)
 {
     const char *text = rt->get_error_string != NULL ? rt->get_error_string(err) : NULL;
     return text != NULL ? text : "unknown error";
+}
+
+/*
+ * The runtime keeps a last error per thread, which the application reads with hipGetLastError, and
+ * these calls run on the application's threads. The ones that find things out (is this memory the
+ * runtime's, does it export that function, does the device have that attribute, can this memory
+ * be page-locked) fail as a matter of course, and must not leave their failure for the application
+ * to find: when no error was pending before such a call, none is after it.
+ */
+static int last_error_pending(void)
+{
+    return bound_runtime.peek_at_last_error != NULL ? bound_runtime.peek_at_last_error()
+                                                    : HIP_SUCCESS;
+}
+
+static int last_error_forget(int err, int pending)
+{
+    if (err != HIP_SUCCESS && pending == HIP_SUCCESS && bound_runtime.get_last_error != NULL)
+        (void)bound_runtime.get_last_error();
+    return err;
 }
 
 /* Translate a hipMemoryType of the running ABI; -1 for a value that ABI does not define. */
@@ -207,7 +229,7 @@ static int mem_type_normalise(bool memtype_v6, int type)
  * (runtimes that do not track those ranges leave alloc_base = ptr and alloc_size = 0, meaning
  * "unknown"); pageable and array memory always report alloc_base = ptr, alloc_size = 0.
  */
-static int gpu_pointer_info(const void *ptr, struct hf_gpu_pointer_info *info_p)
+static int pointer_info_query(const void *ptr, struct hf_gpu_pointer_info *info_p)
 {
     const struct hf_gpu_runtime *rt = &bound_runtime;
     if (ptr == NULL || info_p == NULL)
@@ -266,6 +288,12 @@ static int gpu_pointer_info(const void *ptr, struct hf_gpu_pointer_info *info_p)
     }
     *info_p = info;
     return HIP_SUCCESS;
+}
+
+static int gpu_pointer_info(const void *ptr, struct hf_gpu_pointer_info *info_p)
+{
+    int pending = last_error_pending();
+    return last_error_forget(pointer_info_query(ptr, info_p), pending);
 }
 
 static int gpu_host_alloc_pinned(void **ptr_p, size_t size)
@@ -352,15 +380,19 @@ static int gpu_host_numa_node(int device, int *node_p)
 
 static int gpu_device_attribute(int device, int attr, int *value_p)
 {
-    if (value_p != NULL && attr == HF_GPU_ATTR_HOST_NUMA_NODE)
-        return gpu_host_numa_node(device, value_p);
     if (value_p == NULL || attr <= 0 ||
         (size_t)attr >= sizeof(hip_attribute_numbers) / sizeof(hip_attribute_numbers[0]) ||
         hip_attribute_numbers[attr] == 0)
         return HIP_ERROR_INVALID_VALUE;
     if (bound_runtime.device_get_attribute == NULL)
         return HIP_ERROR_NOT_SUPPORTED;
-    return bound_runtime.device_get_attribute(value_p, hip_attribute_numbers[attr], device);
+    int pending = last_error_pending();
+    int err;
+    if (attr == HF_GPU_ATTR_HOST_NUMA_NODE)
+        err = gpu_host_numa_node(device, value_p);
+    else
+        err = bound_runtime.device_get_attribute(value_p, hip_attribute_numbers[attr], device);
+    return last_error_forget(err, pending);
 }
 
 /* Portable: a staging buffer registered while one GPU is current may be copied with any other. */
@@ -368,7 +400,9 @@ static int gpu_host_register(void *ptr, size_t size)
 {
     if (bound_runtime.host_register == NULL)
         return HIP_ERROR_NOT_SUPPORTED;
-    return bound_runtime.host_register(ptr, size, HIP_HOST_REGISTER_PORTABLE);
+    int pending = last_error_pending();
+    return last_error_forget(bound_runtime.host_register(ptr, size, HIP_HOST_REGISTER_PORTABLE),
+                             pending);
 }
 
 static int gpu_host_unregister(void *ptr)
@@ -388,8 +422,10 @@ static int gpu_get_proc_address(const char *symbol, void **fn_p)
         return HIP_ERROR_NOT_SUPPORTED;
     void *fn = NULL;
     int status = 0;
+    int pending = last_error_pending();
     int err = bound_runtime.get_proc_address(symbol, &fn, bound_runtime.version,
                                              HIP_GET_PROC_ADDRESS_DEFAULT, &status);
+    err = last_error_forget(err, pending);
     if (err == HIP_SUCCESS && fn == NULL)
         err = HIP_ERROR_INVALID_VALUE;
     if (err == HIP_SUCCESS)

@@ -83,6 +83,10 @@ struct hf_gpu_runtime {
     int (*host_register)(void *ptr, size_t size, unsigned flags);
     /** hipHostUnregister */
     int (*host_unregister)(void *ptr);
+    /** hipGetLastError: the calling thread's last error, which it then clears */
+    int (*get_last_error)(void);
+    /** hipPeekAtLastError: the same, left as it is */
+    int (*peek_at_last_error)(void);
 };
 
 /**

@@ -33,9 +33,11 @@ struct nvme_namespace {
 struct nvme_passthru {
     const struct hf_host_api *host;           /**< what the core handed over */
     struct nvme_settings set;                 /**< settings */
-    int mechanism;                            /**< URING or IOCTL, as probed at init */
+    int mechanism;                            /**< URING or IOCTL, as probed */
     const char *sysfs_root;                   /**< "/sys"; fixture trees in tests */
     const char *dev_root;                     /**< "/dev"; fixture trees in tests */
+    bool uring_probed;                        /**< whether a ring was made to probe io_uring */
+    pid_t uring_probe_tid;                    /**< the thread that made it, when that worked */
     pthread_mutex_t lock;                     /**< guards namespaces and queues */
     struct nvme_namespace *namespaces;        /**< opened generic devices */
     struct nvme_queue **idle_queues;          /**< queues not in use */
@@ -77,10 +79,17 @@ void hf_nvme_file_close(struct nvme_passthru *np, struct nvme_file *nf);
 /** Close every namespace (at fini). */
 void hf_nvme_namespaces_close(struct nvme_passthru *np);
 
+/**
+ * Settle np->mechanism from the configured one: io_uring when it is wanted or "auto", a generic
+ * char device exists under np->dev_root, and a queue's thread can make a ring that takes URING_CMD
+ * (that queue joins the idle list); else the ioctl. Logs why io_uring is not used when it matters.
+ */
+void hf_nvme_mechanism_pick(struct nvme_passthru *np);
+
 /** Take a submission queue from the backend's idle list, creating one when none is idle. */
 int hf_nvme_queue_take(struct nvme_passthru *np, struct nvme_queue **queue_p);
 
-/** Give a queue with nothing in flight back to the idle list. */
+/** Give a queue with nothing in flight back to the idle list (a broken one is destroyed). */
 void hf_nvme_queue_give(struct nvme_passthru *np, struct nvme_queue *queue);
 
 /**

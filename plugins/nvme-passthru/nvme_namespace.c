@@ -295,6 +295,10 @@ int hf_nvme_queue_take(struct nvme_passthru *np, struct nvme_queue **queue_p)
 
 void hf_nvme_queue_give(struct nvme_passthru *np, struct nvme_queue *queue)
 {
+    if (!hf_nvme_queue_usable(queue)) {
+        hf_nvme_queue_destroy(queue);
+        return;
+    }
     pthread_mutex_lock(&np->lock);
     if (np->idle_count == np->idle_capacity) {
         size_t want = np->idle_capacity ? np->idle_capacity * 2 : 8;

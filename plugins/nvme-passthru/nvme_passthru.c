@@ -8,7 +8,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <liburing.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,34 +35,6 @@ static bool host_is_complete(const struct hf_host_api *host)
     const struct hf_sys_ops *sys = host->sys;
     return sys->struct_size >= offsetof(struct hf_sys_ops, ioctl) + sizeof(sys->ioctl) &&
            sys->fstat != NULL && sys->ioctl != NULL;
-}
-
-/* io_uring passthrough needs Linux 5.19+, and io_uring may be disabled (kernel.io_uring_disabled).
- */
-static bool uring_cmd_usable(void)
-{
-    struct io_uring_probe *probe = io_uring_get_probe();
-    bool supported = probe != NULL && io_uring_opcode_supported(probe, IORING_OP_URING_CMD);
-    if (probe != NULL)
-        io_uring_free_probe(probe);
-    if (!supported)
-        return false;
-    struct nvme_queue *queue;
-    if (hf_nvme_queue_create(NVME_MECH_URING, 1, NULL, &queue) != 0)
-        return false;
-    hf_nvme_queue_destroy(queue);
-    return true;
-}
-
-static int mechanism_pick(const struct hf_host_api *host, int wanted)
-{
-    if (wanted == NVME_MECH_IOCTL)
-        return NVME_MECH_IOCTL;
-    if (uring_cmd_usable())
-        return NVME_MECH_URING;
-    host->log(host, wanted == NVME_MECH_URING ? HF_LOG_WARN : HF_LOG_INFO,
-              "io_uring passthrough is not available here; commands go through the ioctl");
-    return NVME_MECH_IOCTL;
 }
 
 static int pools_setup(struct nvme_passthru *np)
@@ -102,15 +73,12 @@ static int nvme_init(const struct hf_host_api *host, void **backend_p)
     np->sysfs_root = "/sys";
     np->dev_root = "/dev";
     hf_nvme_settings_read(host, &np->set);
-    np->mechanism = mechanism_pick(host, np->set.mechanism);
+    np->mechanism = NVME_MECH_IOCTL;
     if (pthread_mutex_init(&np->lock, NULL) != 0 || pools_setup(np) != 0) {
         host->log(host, HF_LOG_ERROR, "out of memory for the backend state");
         free(np);
         return -ENOMEM;
     }
-    host->log(host, HF_LOG_INFO, "%s, queue depth %u, %zu KiB staging buffers, writes %s",
-              hf_nvme_mechanism_name(np->mechanism), np->set.queue_depth, np->set.chunk_size / 1024,
-              np->set.writes ? "on" : "off");
     *backend_p = np;
     return 0;
 }
@@ -123,6 +91,7 @@ static void nvme_fini(void *backend)
         return;
     for (unsigned i = 0; i < np->pool_count; i++)
         hf_staging_pool_destroy(atomic_load(&np->pools[i]));
+    /* fini runs on whichever thread the core tears down from; each ring closes on its own. */
     for (size_t i = 0; i < np->idle_count; i++)
         hf_nvme_queue_destroy(np->idle_queues[i]);
     hf_nvme_namespaces_close(np);
@@ -132,7 +101,10 @@ static void nvme_fini(void *backend)
     free(np);
 }
 
-/* Usable where the kernel shows at least one NVMe generic char device. */
+/*
+ * Usable where the kernel shows at least one NVMe generic char device; only then is the submission
+ * mechanism probed, which may make an io_uring ring (on a thread of the backend's own).
+ */
 static int nvme_probe(void *backend)
 {
     struct nvme_passthru *np = backend;
@@ -150,6 +122,10 @@ static int nvme_probe(void *backend)
         nvme_log(np, HF_LOG_INFO, "no NVMe generic char devices (%s is empty or missing)", path);
         return -ENODEV;
     }
+    hf_nvme_mechanism_pick(np);
+    nvme_log(np, HF_LOG_INFO, "%s, queue depth %u, %zu KiB staging buffers, writes %s",
+             hf_nvme_mechanism_name(np->mechanism), np->set.queue_depth, np->set.chunk_size / 1024,
+             np->set.writes ? "on" : "off");
     return 0;
 }
 

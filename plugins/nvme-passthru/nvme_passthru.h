@@ -222,29 +222,45 @@ enum nvme_mechanism {
     NVME_MECH_IOCTL = 2, /**< NVME_IOCTL_IO64_CMD, one command at a time */
 };
 
-/** A submission queue: an io_uring ring, or the synchronous ioctl. */
+/**
+ * A submission queue: an io_uring ring with a thread of its own that makes, enters and closes it,
+ * or the synchronous ioctl on the calling thread.
+ */
 struct nvme_queue;
 
 /**
  * Create a queue of @p depth commands using @p mechanism (URING or IOCTL, not AUTO); ioctl goes
- * through @p ioctl_fn. Returns 0, or -errno (io_uring_queue_init's for a ring).
+ * through @p ioctl_fn. A ring is made on the queue's own thread (its signals blocked), and only
+ * kept when the kernel takes URING_CMD on it. Returns 0, or -errno: io_uring_queue_init's,
+ * -EOPNOTSUPP for a kernel without URING_CMD, or pthread_create's.
  */
 int hf_nvme_queue_create(int mechanism, unsigned depth, int (*ioctl_fn)(int, unsigned long, void *),
                          struct nvme_queue **queue_p);
 
-/** Free a queue with nothing in flight. */
+/** Free a queue with nothing in flight; a ring is closed on its own thread, which ends. */
 void hf_nvme_queue_destroy(struct nvme_queue *queue);
 
+/** False once a ring failed in a way that leaves its state unknown: destroy it, do not reuse it. */
+bool hf_nvme_queue_usable(const struct nvme_queue *queue);
+
+/** The thread that makes and enters the queue's ring (gettid), 0 for the ioctl. */
+pid_t hf_nvme_queue_thread_id(const struct nvme_queue *queue);
+
+/** Rings made so far in this process, probes included (tests check that none was made). */
+unsigned long hf_nvme_rings_made(void);
+
 /**
- * Queue @p io on the generic device @p fd; with ioctl it runs now. When the ring is full, waits
- * for a completion first. Returns 0, or -errno for the first failure seen (a command's own, or one
- * reaped while making room); *status_p then holds the NVMe status when there was one, else 0.
+ * Queue @p io on the generic device @p fd; with ioctl it runs now, with io_uring it goes out with
+ * the next submission the ring's thread makes (when the ring is full, or at drain). When the ring
+ * is full, waits for a completion first. Returns 0, or -errno for the first failure seen (a
+ * command's own, or one reaped while making room); *status_p then holds the NVMe status when there
+ * was one, else 0.
  */
 int hf_nvme_queue_submit(struct nvme_queue *queue, int fd, const struct nvme_io *io, int *status_p);
 
 /**
- * Wait for every queued command. Returns 0, or -errno for the first failure, with the NVMe status
- * in *status_p as for hf_nvme_queue_submit.
+ * Submit and wait for every queued command. Returns 0, or -errno for the first failure, with the
+ * NVMe status in *status_p as for hf_nvme_queue_submit.
  */
 int hf_nvme_queue_drain(struct nvme_queue *queue, int *status_p);
 

@@ -4,6 +4,7 @@
  * the device's blocking streams have drained, which gives the legacy default stream's ordering.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -133,11 +134,25 @@ static void *stream_worker(void *arg)
     return NULL;
 }
 
+/*
+ * A stream's worker stands for a GPU queue, not for a thread of the program: it takes none of the
+ * program's signals (a process-directed signal goes to any thread that does not block it), only
+ * the faults it raises itself, which the kernel would otherwise turn into a kill.
+ */
+static void worker_sigmask(sigset_t *blocked)
+{
+    static const int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS};
+    sigfillset(blocked);
+    for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
+        sigdelset(blocked, faults[i]);
+}
+
 /* Called with s->lock held. The worker holds its own reference until it exits. */
 static int worker_start(struct ihipStream_t *s)
 {
     pthread_attr_t attr;
     pthread_t thread;
+    sigset_t blocked;
     int rc;
 
     if (s->worker_started)
@@ -146,6 +161,8 @@ static int worker_start(struct ihipStream_t *s)
     if (rc != 0)
         return -rc;
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    worker_sigmask(&blocked);
+    pthread_attr_setsigmask_np(&attr, &blocked);
     stream_hold(s);
     rc = pthread_create(&thread, &attr, stream_worker, s);
     pthread_attr_destroy(&attr);

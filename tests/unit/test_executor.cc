@@ -1,11 +1,16 @@
 /*
  * The executor runs every index of a job exactly once, concurrently, with the caller helping;
  * queued (asynchronous) jobs never run on the caller, can be withdrawn, and share the workers
- * with split requests, including requests split from inside a worker.
+ * with split requests, including requests split from inside a worker. Workers block the signals
+ * that belong to the application.
  */
 #include <gtest/gtest.h>
 
+#include <pthread.h>
+#include <signal.h>
+
 #include <atomic>
+#include <cstring>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -277,4 +282,48 @@ TEST(Executor, SplitRequestSharesWorkersWithAQueuedBacklog)
     ASSERT_EQ(hf_executor_run(40, Slow::Task, &s), 0);
     EXPECT_GT(s.on_worker.load(), 0) << "workers served only the backlog";
     EXPECT_GT(hf_executor_withdraw(SleepTask, nullptr), 0u) << "the backlog was still queued";
+}
+
+namespace
+{
+
+/* The signal mask of the thread each task ran on. */
+struct Masks {
+    std::mutex m;
+    std::condition_variable cv;
+    std::vector<sigset_t> masks;
+    static void Task(void *arg, unsigned)
+    {
+        auto *s = static_cast<Masks *>(arg);
+        sigset_t mask;
+        pthread_sigmask(SIG_BLOCK, nullptr, &mask);
+        std::lock_guard<std::mutex> lock(s->m);
+        s->masks.push_back(mask);
+        s->cv.notify_all();
+    }
+    bool WaitFor(size_t n)
+    {
+        std::unique_lock<std::mutex> lock(m);
+        return cv.wait_for(lock, std::chrono::seconds(30), [&] { return masks.size() >= n; });
+    }
+};
+
+} // namespace
+
+TEST(Executor, WorkersTakeNoneOfTheApplicationsSignals)
+{
+    /* A process-directed signal goes to any thread that does not block it; only faults, which the
+     * kernel raises on the faulting thread itself, may reach a worker. */
+    Masks s;
+    unsigned tasks = Workers() * 4;
+    ASSERT_EQ(hf_executor_submit(tasks, Masks::Task, &s), 0);
+    ASSERT_TRUE(s.WaitFor(tasks));
+    std::lock_guard<std::mutex> lock(s.m);
+    for (const sigset_t &mask : s.masks) {
+        for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD, SIGPIPE,
+                        SIGALRM, SIGWINCH, SIGRTMIN})
+            EXPECT_EQ(sigismember(&mask, sig), 1) << strsignal(sig);
+        for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL})
+            EXPECT_EQ(sigismember(&mask, sig), 0) << strsignal(sig);
+    }
 }

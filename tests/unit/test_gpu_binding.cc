@@ -437,6 +437,29 @@ TEST_F(GpuBindingTest, PageableMemoryOnHostProviderIsInvalidValueOrUnknown)
     }
 }
 
+// The library's own look-ups run on the program's threads and fail as a matter of course; the
+// program's hipGetLastError must not see their failures, nor lose an error of its own.
+TEST_F(GpuBindingTest, FailedLookUpsLeaveTheThreadsLastErrorAlone)
+{
+    ASSERT_EQ(hf_gpu_bind("host"), 0);
+    const struct hf_gpu_ops *gpu = hf_gpu();
+    ASSERT_EQ(hipGetLastError(), hipSuccess);
+    char pageable[64];
+    struct hf_gpu_pointer_info info;
+    void *fn = nullptr;
+    int value = 0;
+    gpu->pointer_info(pageable, &info);
+    EXPECT_NE(gpu->get_proc_address("hipNoSuchFunction", &fn), 0);
+    EXPECT_NE(gpu->device_attribute(1 << 20, HF_GPU_ATTR_INTEGRATED, &value), 0);
+    EXPECT_EQ(hipGetLastError(), hipSuccess);
+
+    // An error the program left pending is still there for it afterwards.
+    ASSERT_NE(hipSetDevice(1 << 20), hipSuccess);
+    gpu->pointer_info(pageable, &info);
+    EXPECT_NE(gpu->get_proc_address("hipNoSuchFunction", &fn), 0);
+    EXPECT_NE(hipGetLastError(), hipSuccess);
+}
+
 TEST_F(GpuBindingTest, ProviderNamesIgnoreCase)
 {
     ASSERT_EQ(hf_gpu_bind("HOST"), 0);

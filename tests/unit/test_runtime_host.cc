@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <csignal>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -190,6 +191,28 @@ TEST_F(HostRuntime, ExtMallocWithFlagsGivesDeviceMemoryForEveryKind)
     void *p = reinterpret_cast<void *>(0x1);
     EXPECT_EQ(hipExtMallocWithFlags(&p, 4096, 5), hipErrorInvalidValue);
     EXPECT_EQ(hipExtMallocWithFlags(nullptr, 4096, 0), hipErrorInvalidValue);
+}
+
+/* A stream's work runs on a thread of the runtime, which must not take the program's signals. */
+TEST_F(HostRuntime, StreamWorkersBlockTheProgramsSignalsButNotFaults)
+{
+    struct Seen {
+        sigset_t mask;
+    } seen;
+    hipStream_t s;
+    ASSERT_EQ(hipStreamCreate(&s), hipSuccess);
+    ASSERT_EQ(
+        hipLaunchHostFunc(
+            s,
+            [](void *arg) { pthread_sigmask(SIG_BLOCK, nullptr, &static_cast<Seen *>(arg)->mask); },
+            &seen),
+        hipSuccess);
+    ASSERT_EQ(hipStreamSynchronize(s), hipSuccess);
+    for (int sig : {SIGINT, SIGTERM, SIGPIPE, SIGUSR1, SIGCHLD, SIGALRM})
+        EXPECT_TRUE(sigismember(&seen.mask, sig)) << strsignal(sig);
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL})
+        EXPECT_FALSE(sigismember(&seen.mask, sig)) << strsignal(sig);
+    EXPECT_EQ(hipStreamDestroy(s), hipSuccess);
 }
 
 /* AMD's tests pause a stream on a signal word made this way, then release it with hipMemcpy. */
