@@ -1,6 +1,6 @@
 # Package files for consumers of an installed hipfile: the CMake package (find_package(hipfile)
-# gives hipfile::hipfile) and a pkg-config file. Included last from the top-level CMakeLists.txt,
-# once every target and install rule exists.
+# gives hipfile::hipfile, and hip::hipfile as AMD's package names it) and a pkg-config file.
+# Included last from the top-level CMakeLists.txt, once every target and install rule exists.
 include(CMakePackageConfigHelpers)
 
 set(HF_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/hipfile)

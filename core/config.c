@@ -17,17 +17,23 @@
 #include <sys/stat.h>
 
 #include "config_store.h"
+#include "install_paths.h"
 #include "log.h"
 
+/* The installation's config file when the core cannot find where it is installed. */
 #ifndef HF_DEFAULT_CONFIG_PATH
 #define HF_DEFAULT_CONFIG_PATH "/etc/hipfile.conf"
 #endif
+/* The system-wide file, read when the installation has none of its own. */
+#define SYSTEM_CONFIG_PATH "/etc/hipfile.conf"
 
 static _Atomic(const char *) last_path;
 static atomic_bool env_assume_secure;
 static atomic_bool load_done;
 static atomic_int load_result;
 static pthread_mutex_t ensure_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t search_once = PTHREAD_ONCE_INIT;
+static const char *search_path[3];
 
 /* ---- the environment, read in one place ---------------------------------------------------- */
 
@@ -271,24 +277,64 @@ static int stage_root(struct hf_config_staged *st, struct hf_config_state *state
     return 0;
 }
 
+/*
+ * The installation's own file first, so an install under any prefix (or a moved one) reads the file
+ * installed with it; then the system-wide /etc/hipfile.conf, which is also the own file of an
+ * installation configured for the prefix /usr.
+ */
+static void search_path_find(void)
+{
+    const char *own = hf_install_config_path();
+    size_t n = 0;
+    search_path[n++] = own != NULL ? own : HF_DEFAULT_CONFIG_PATH;
+    if (strcmp(search_path[0], SYSTEM_CONFIG_PATH) != 0)
+        search_path[n++] = SYSTEM_CONFIG_PATH;
+    search_path[n] = NULL;
+}
+
+const char *const *hf_config_search_path(void)
+{
+    pthread_once(&search_once, search_path_find);
+    return search_path;
+}
+
+/* Open the first of @p paths that exists; NULL with errno ENOENT when none does. */
+static FILE *config_open(const char *const *paths, const char **path_p)
+{
+    for (const char *const *path = paths; *path != NULL; path++) {
+        FILE *fp = fopen(*path, "re");
+        *path_p = *path;
+        if (fp != NULL || errno != ENOENT)
+            return fp;
+    }
+    errno = ENOENT;
+    return NULL;
+}
+
 static int stage_file(struct hf_config_staged *st, struct hf_config_state *state)
 {
-    const char *path = hf_env_get("HIPFILE_CONFIG");
-    if (path == NULL || path[0] == '\0')
-        path = HF_DEFAULT_CONFIG_PATH;
-    if (path[0] != '/') {
-        /* The current directory is whatever the program happened to start in. */
-        atomic_store(&last_path, NULL);
-        hf_error("HIPFILE_CONFIG=\"%s\" is a relative path; give the config file's absolute path",
-                 path);
-        return -EINVAL;
+    const char *env = hf_env_get("HIPFILE_CONFIG");
+    const char *from_env[] = {env, NULL};
+    const char *const *paths = hf_config_search_path();
+    if (env != NULL && env[0] != '\0') {
+        if (env[0] != '/') {
+            /* The current directory is whatever the program happened to start in. */
+            atomic_store(&last_path, NULL);
+            hf_error("HIPFILE_CONFIG=\"%s\" is a relative path; give the config file's absolute "
+                     "path",
+                     env);
+            return -EINVAL;
+        }
+        paths = from_env;
     }
-    FILE *fp = fopen(path, "re");
+    const char *path = NULL;
+    FILE *fp = config_open(paths, &path);
     if (fp == NULL) {
         int err = errno;
         if (err == ENOENT) {
             atomic_store(&last_path, NULL);
-            hf_info("no config file at %s; using built-in defaults", path);
+            hf_info("no config file at %s%s%s; using built-in defaults", paths[0],
+                    paths[1] != NULL ? " or " : "", paths[1] != NULL ? paths[1] : "");
             return 0;
         }
         atomic_store(&last_path, hf_config_keep_string(path));

@@ -18,13 +18,13 @@
 #include "settings.h"
 
 /**
- * Load defaults, then the config file (HIPFILE_CONFIG, which must be absolute, else
- * HF_DEFAULT_CONFIG_PATH; missing = defaults; relative paths inside resolve against its directory),
- * then environment overrides, then re-apply every value set through the parameter API (those always
- * win, so a program may set parameters before the driver opens). Applies log.level and
- * log.file/log.dir to the log. On failure nothing changes. Returns 0, or -EINVAL for a malformed
- * file or a bad value in the file or environment (one error line naming file and line, or the
- * variable), or another -errno when the file exists but cannot be read.
+ * Load defaults, then the config file (HIPFILE_CONFIG, which must be absolute, else the first of
+ * hf_config_search_path that exists; missing = defaults; relative paths inside resolve against its
+ * directory), then environment overrides, then re-apply every value set through the parameter API
+ * (those always win, so a program may set parameters before the driver opens). Applies log.level
+ * and log.file/log.dir to the log. On failure nothing changes. Returns 0, or -EINVAL for a
+ * malformed file or a bad value in the file or environment (one error line naming file and line, or
+ * the variable), or another -errno when the file exists but cannot be read.
  */
 int hf_config_load(void);
 
@@ -45,6 +45,13 @@ void hf_config_reset(void);
 const char *hf_env_get(const char *name);
 /** Treat the process as set-user-ID from now on (@p on) or not. Tests only. */
 void hf_env_assume_secure(bool on);
+
+/**
+ * The config files tried in order when HIPFILE_CONFIG is unset, NULL-terminated: the installation's
+ * own (hf_install_config_path, or the compiled-in path when the core cannot find where it is
+ * installed), then /etc/hipfile.conf when that is another file. The first that exists is read.
+ */
+const char *const *hf_config_search_path(void);
 
 /** Path of the file the last hf_config_load read or failed on, or NULL when it used defaults. */
 const char *hf_config_path(void);

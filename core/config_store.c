@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "install_paths.h"
 #include "log.h"
 
 /* What a parameter-API call set, re-applied on top of every later load. */
@@ -75,6 +76,13 @@ void hf_config_stage_defaults(struct hf_config_staged *st)
         st->num[i] = hf_settings[i].default_int;
         st->text[i] = hf_settings[i].default_string;
     }
+    /*
+     * The plugins installed with this library, wherever it was installed or moved to; the table's
+     * compiled-in directory only when the core cannot tell where it lives.
+     */
+    const char *plugin_dir = hf_install_plugin_dir();
+    if (plugin_dir != NULL)
+        st->text[HF_SETTING_PLUGINS_DIRECTORY] = plugin_dir;
 }
 
 static void slots_store(const struct hf_config_staged *st)

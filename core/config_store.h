@@ -46,7 +46,10 @@ void hf_config_store_unlock(void);
 
 /** A copy of @p text that lives as long as the process, or NULL without memory. Lock held. */
 const char *hf_config_keep_string(const char *text);
-/** Fill @p st with every setting's built-in default. */
+/**
+ * Fill @p st with every setting's built-in default; plugins.directory is the installation's own
+ * (hf_install_plugin_dir) when the core can tell where it is installed.
+ */
 void hf_config_stage_defaults(struct hf_config_staged *st);
 /**
  * Make @p st (after re-applying every parameter-API value on top of it) and @p state (NULL = no

@@ -190,8 +190,9 @@ static const int engine_scores[FASTPATH_ENGINE_COUNT] = {
 static const char *const engine_offers[FASTPATH_ENGINE_COUNT] = {
     [FASTPATH_ENGINE_AIS] = "AMD AIS: storage DMA straight into GPU memory",
     [FASTPATH_ENGINE_GDS] = "NVIDIA GDS: storage DMA straight into GPU memory through cuFile",
-    [FASTPATH_ENGINE_COHERENT] = "coherent memory: page cache or O_DIRECT straight into "
-                                 "CPU-addressable GPU memory, no bounce buffer",
+    /* One string split over two lines; the parentheses say so to clang -Wstring-concatenation. */
+    [FASTPATH_ENGINE_COHERENT] = ("coherent memory: page cache or O_DIRECT straight into "
+                                  "CPU-addressable GPU memory, no bounce buffer"),
 };
 
 /* Whether engine @p e exists for the buffer's GPU at all (settings, runtime, earlier failures). */

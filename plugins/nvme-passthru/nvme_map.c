@@ -32,8 +32,12 @@ static int64_t ts_ns(const struct statx_timestamp *ts)
 int hf_nvme_file_stamp(int fd, struct nvme_file_stamp *stamp_p)
 {
     struct statx stx;
+    /*
+     * A failed call always sets errno, but the compiler cannot know that: with a bare -errno it
+     * sees a path that returns 0 without writing *stamp_p, and gcc -O3 warns at every caller.
+     */
     if (statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &stx) != 0)
-        return -errno;
+        return errno > 0 ? -errno : -EIO;
     stamp_p->ino = stx.stx_ino;
     stamp_p->size = stx.stx_size;
     stamp_p->blocks = stx.stx_blocks;

@@ -24,8 +24,9 @@ static int read_u64(const char *dir, const char *attr, uint64_t *value_p)
     if (snprintf(path, sizeof(path), "%s/%s", dir, attr) >= (int)sizeof(path))
         return -ENAMETOOLONG;
     FILE *f = fopen(path, "re");
+    /* Never 0 on failure, even to a compiler that cannot know fopen sets errno (see nvme_map.c). */
     if (f == NULL)
-        return -errno;
+        return errno > 0 ? -errno : -EIO;
     unsigned long long value;
     int n = fscanf(f, "%llu", &value);
     fclose(f);

@@ -51,6 +51,13 @@ static void stream_release(struct ihipStream_t *s)
 {
     if (atomic_fetch_sub(&s->refs, 1) != 1)
         return;
+    /*
+     * The other holder let go of its reference after its last unlock. Taking the lock once more
+     * orders that unlock before the teardown for tools that cannot see the counter's atomics (a
+     * ThreadSanitizer build of a program linked to this uninstrumented runtime).
+     */
+    pthread_mutex_lock(&s->lock);
+    pthread_mutex_unlock(&s->lock);
     for (struct hf_host_op *op = s->head, *next; op != NULL; op = next) {
         next = op->next;
         free(op);

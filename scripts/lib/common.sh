@@ -71,9 +71,10 @@ hf_build() {
     read -r -a extra <<<"${HIPFILE_CMAKE_ARGS:-}"
     hf_say "configure: $HF_BUILD_DIR ${extra[*]}"
     # The cuFile compatibility library is off in CMake (it is named libcufile.so.0), but CI and
-    # these scripts build and test it; HIPFILE_CMAKE_ARGS can still turn it off.
+    # these scripts build and test it; warnings are errors here (HIPFILE_WERROR, off in CMake so a
+    # user's newer compiler cannot stop a build). HIPFILE_CMAKE_ARGS can still turn either off.
     cmake -S "$HF_SOURCE_DIR" -B "$HF_BUILD_DIR" "${generator[@]}" -DHIPFILE_CUFILE_COMPAT=ON \
-        "${extra[@]}" </dev/null
+        -DHIPFILE_WERROR=ON "${extra[@]}" </dev/null
     hf_say "build: $HF_JOBS jobs"
     cmake --build "$HF_BUILD_DIR" --parallel "$HF_JOBS" </dev/null
 }

@@ -1,6 +1,9 @@
-# Install checks: `cmake --install` of the build tree into a scratch prefix puts every file where
-# consumers and the loader expect it, and a small program builds and runs against that prefix both
-# through find_package(hipfile) and through pkg-config. The work lives in consumer/check_install.cmake.
+# Install checks: `cmake --install` of the build tree with a prefix chosen at install time (not the
+# configured one) puts every file where consumers and the loader expect it, inside that prefix; the
+# installed tree then works with no environment variable set: the installed hipfile-check finds its
+# config file and plugins, and a small program builds and runs against it both through
+# find_package(hipfile) (linking hip::hipfile, AMD's name) and through pkg-config. The work lives in
+# consumer/check_install.cmake.
 set(_hf_install_args
   -DBUILD_DIR=${CMAKE_BINARY_DIR}
   -DCONSUMER_DIR=${CMAKE_CURRENT_SOURCE_DIR}/consumer
@@ -8,10 +11,11 @@ set(_hf_install_args
   -DGENERATOR=${CMAKE_GENERATOR}
   -DC_COMPILER=${CMAKE_C_COMPILER}
   -DVERSION=${PROJECT_VERSION}
+  -DCONFIGURED_PREFIX=${CMAKE_INSTALL_PREFIX}
+  -DBINDIR=${CMAKE_INSTALL_BINDIR}
   -DLIBDIR=${CMAKE_INSTALL_LIBDIR}
   -DINCLUDEDIR=${CMAKE_INSTALL_INCLUDEDIR}
-  -DSYSCONFDIR=${CMAKE_INSTALL_SYSCONFDIR}
-  -DFULL_SYSCONFDIR=${CMAKE_INSTALL_FULL_SYSCONFDIR}
+  -DCONFDIR=${HF_INSTALL_CONFDIR}
   -DDATADIR=${CMAKE_INSTALL_DATADIR})
 
 add_test(NAME install.InstalledTreeHasEveryFile

@@ -3,8 +3,6 @@
 hf_add_gtest(NAME unit_config INTERNAL
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_config.cc)
 target_include_directories(unit_config PRIVATE ${PROJECT_SOURCE_DIR}/core)
-target_compile_definitions(unit_config PRIVATE
-  HF_DEFAULT_CONFIG_PATH="${CMAKE_INSTALL_FULL_SYSCONFDIR}/hipfile.conf")
 
 hf_add_gtest(NAME unit_params INTERNAL
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_params.cc)

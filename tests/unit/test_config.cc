@@ -19,6 +19,7 @@
 
 extern "C" {
 #include "config.h"
+#include "install_paths.h"
 #include "log.h"
 #include "settings.h"
 }
@@ -50,7 +51,10 @@ void ExpectAllDefaults()
 {
     for (const hf_setting &s : hf_settings) {
         enum hf_setting_id id = hf_setting_id_of(&s);
-        if (s.type == HF_TYPE_STRING) {
+        if (id == HF_SETTING_PLUGINS_DIRECTORY && hf_install_plugin_dir() != nullptr) {
+            // The plugins beside the library (here: the build tree's), wherever it is installed.
+            EXPECT_STREQ(hf_install_plugin_dir(), hf_setting_string(id));
+        } else if (s.type == HF_TYPE_STRING) {
             EXPECT_STREQ(s.default_string, hf_setting_string(id)) << s.key;
         } else if (s.type != HF_TYPE_LIST && s.type != HF_TYPE_MAP) {
             EXPECT_EQ(s.default_int, hf_setting_int(id)) << s.key;
@@ -380,12 +384,36 @@ TEST_F(ConfigTest, DefaultConfigPathIsUsedWithoutHIPFILE_CONFIG)
 {
     unsetenv("HIPFILE_CONFIG");
     int rc = hf_config_load();
-    // The default path may or may not exist on this machine; either way it is the one tried.
+    // The default files may or may not exist on this machine; a file read is one of them.
+    const char *const *search = hf_config_search_path();
+    ASSERT_NE(nullptr, search[0]);
     if (hf_config_path() != nullptr) {
-        EXPECT_STREQ(HF_DEFAULT_CONFIG_PATH, hf_config_path());
+        bool listed = false;
+        for (const char *const *path = search; *path != nullptr; path++)
+            listed = listed || strcmp(*path, hf_config_path()) == 0;
+        EXPECT_TRUE(listed) << hf_config_path();
     } else {
         EXPECT_EQ(0, rc);
     }
+}
+
+TEST_F(ConfigTest, DefaultSearchPathIsTheInstallationsFileThenEtc)
+{
+    const char *const *search = hf_config_search_path();
+    // This program has the core linked in: its libdir is found from bin/ as in an installed tree.
+    if (hf_install_libdir() == nullptr)
+        GTEST_SKIP()
+            << "the build tree has no library directory where the installed layout has one";
+    std::string libdir = hf_install_libdir();
+    std::string own = hf_install_config_path();
+    EXPECT_STREQ(own.c_str(), search[0]);
+    if (own != "/etc/hipfile.conf") {
+        EXPECT_STREQ("/etc/hipfile.conf", search[1]);
+        EXPECT_EQ(nullptr, search[2]);
+    } else {
+        EXPECT_EQ(nullptr, search[1]);
+    }
+    EXPECT_EQ(libdir + "/hipfile/plugins", hf_install_plugin_dir());
 }
 
 struct BadEnv {

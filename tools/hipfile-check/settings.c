@@ -14,10 +14,6 @@
 #include "gpu.h"
 #include "log.h"
 
-#ifndef HF_DEFAULT_CONFIG_PATH
-#define HF_DEFAULT_CONFIG_PATH "/etc/hipfile.conf"
-#endif
-
 /* ---- configuration and settings ------------------------------------------------------------ */
 
 /* The config file parsed again, to tell which keys it sets (the core keeps no such record). */
@@ -200,20 +196,24 @@ static void report_config(struct emit *e, const struct check_setup *s)
 {
     const char *env = hf_env_get("HIPFILE_CONFIG");
     bool from_env = env != NULL && env[0] != '\0';
-    const char *tried = from_env ? env : HF_DEFAULT_CONFIG_PATH;
+    /* Without HIPFILE_CONFIG the library reads the first file of its search path that exists. */
+    const char *const *search = hf_config_search_path();
     const char *path = hf_config_path();
+    const char *tried = from_env ? env : path != NULL ? path : search[0];
     char error[1024];
 
     emit_section(e, "config", "Configuration");
     emit_str(e, "path", NULL, path);
     emit_str(e, "looked_at", NULL, tried);
     emit_str(e, "looked_at_because", NULL,
-             from_env ? "HIPFILE_CONFIG" : "the default path (HIPFILE_CONFIG is not set)");
+             from_env ? "HIPFILE_CONFIG" : "the default search path (HIPFILE_CONFIG is not set)");
     if (path != NULL)
         emit_strf(e, NULL, "file", "%s%s", path, from_env ? " (from HIPFILE_CONFIG)" : "");
+    else if (s->config_rc == 0 && from_env)
+        emit_strf(e, NULL, "file", "none at %s (from HIPFILE_CONFIG): built-in defaults", tried);
     else if (s->config_rc == 0)
-        emit_strf(e, NULL, "file", "none at %s%s: built-in defaults", tried,
-                  from_env ? " (from HIPFILE_CONFIG)" : "");
+        emit_strf(e, NULL, "file", "none at %s%s%s: built-in defaults", search[0],
+                  search[1] != NULL ? " or " : "", search[1] != NULL ? search[1] : "");
     emit_bool(e, "loaded", "loaded", s->config_rc == 0);
     const char *why = s->config_rc < 0 ? log_last_error(s->config_log, error, sizeof(error)) : NULL;
     if (s->config_rc < 0 && why == NULL)
