@@ -357,8 +357,9 @@ static void surplus_free(struct hf_staging_pool *pool, struct hf_staging_slot *s
         (void)gpu->set_device(previous);
 }
 
-int hf_staging_pool_take(struct hf_staging_pool *pool, struct hf_staging_slot **slot_p,
-                         int *gpu_error_p)
+/* hf_staging_pool_take and _try_take: with @p wait false, -EAGAIN instead of waiting. */
+static int pool_take(struct hf_staging_pool *pool, struct hf_staging_slot **slot_p,
+                     int *gpu_error_p, bool wait)
 {
     const struct hf_host_api *host = pool->host;
     pthread_mutex_lock(&pool->lock);
@@ -417,10 +418,26 @@ int hf_staging_pool_take(struct hf_staging_pool *pool, struct hf_staging_slot **
                 limit = pool->limit;
             continue;
         }
+        if (!wait) {
+            pthread_mutex_unlock(&pool->lock);
+            return -EAGAIN;
+        }
         pthread_cond_wait(&pool->given_back, &pool->lock);
         /* The bound may have moved while this taker slept. */
         limit = limit_now_locked(pool);
     }
+}
+
+int hf_staging_pool_take(struct hf_staging_pool *pool, struct hf_staging_slot **slot_p,
+                         int *gpu_error_p)
+{
+    return pool_take(pool, slot_p, gpu_error_p, true);
+}
+
+int hf_staging_pool_try_take(struct hf_staging_pool *pool, struct hf_staging_slot **slot_p,
+                             int *gpu_error_p)
+{
+    return pool_take(pool, slot_p, gpu_error_p, false);
 }
 
 void hf_staging_pool_give(struct hf_staging_pool *pool, struct hf_staging_slot *slot)

@@ -61,6 +61,13 @@ int hf_staging_pool_take(struct hf_staging_pool *pool, struct hf_staging_slot **
                          int *gpu_error_p);
 
 /**
+ * hf_staging_pool_take that never waits: -EAGAIN when every slot the bound allows is out. For
+ * takers that can make do with the slots they hold already.
+ */
+int hf_staging_pool_try_take(struct hf_staging_pool *pool, struct hf_staging_slot **slot_p,
+                             int *gpu_error_p);
+
+/**
  * Give back a slot from hf_staging_pool_take, waking one waiting taker. Nothing may still be
  * queued on its streams.
  */

@@ -34,7 +34,15 @@ struct fallback_settings {
                                       cut into, bytes; 0 keeps every window a whole chunk */
     int direct_io;               /**< enum fallback_direct_io */
     bool bounce_host_accessible; /**< stage device memory even when the CPU can address it */
+    bool pipeline_reads;         /**< staged reads run as one pipeline (fallback_pipeline.c) */
+    size_t pipeline_piece;       /**< bytes per file read of a pipeline; 0 = chosen per request */
+    size_t pipeline_block;       /**< bytes per GPU copy of a pipeline; 0 = chosen per request */
 };
+
+/** Smallest and largest pieces a pipeline reads the file in, and its smallest copy. */
+#define FALLBACK_PIPELINE_PIECE_MIN ((size_t)64 * 1024)
+#define FALLBACK_PIPELINE_PIECE_MAX ((size_t)2 * 1024 * 1024)
+#define FALLBACK_PIPELINE_BLOCK_MIN ((size_t)256 * 1024)
 
 /** The core's settings one request follows, read as it starts (fallback_settings.c). */
 struct fallback_limits {
@@ -127,6 +135,15 @@ ssize_t hf_fallback_piece_run(struct fallback_io *io, unsigned index, size_t beg
  * request's start, or -errno (-HF_EGPU with the runtime's code in *gpu_error_p) when none moved.
  */
 ssize_t hf_fallback_staged_run(struct fallback_io *io, unsigned lanes, int *gpu_error_p);
+
+/**
+ * Read a staged request as one pipeline in up to @p lanes threads (the calling thread and the
+ * core's workers): all of them read pieces of the file into a ring of staging buffers taken from
+ * io->pool, and one of them queues the GPU copies block by block as blocks become whole. The
+ * caller has made io->device current. Returns the bytes moved in order from the request's start,
+ * or -errno (-HF_EGPU with the runtime's code in *gpu_error_p) when none moved.
+ */
+ssize_t hf_fallback_pipeline_read(struct fallback_io *io, unsigned lanes, int *gpu_error_p);
 
 /** Most requests hf_fallback_staged_read_many serves in one lane before starting another. */
 #define FALLBACK_MANY_MAX 32

@@ -50,6 +50,7 @@
  * one run (docs/backends/fallback.rst).
  */
 #define TAIL_WINDOW_KIB_DEFAULT 0
+#define PIPELINE_KIB_MAX (16 * 1024)
 #define THRESHOLD_KIB_MAX (1024 * 1024)
 
 static const char *const direct_io_names[] = {
@@ -114,6 +115,13 @@ void hf_fallback_settings_read(const struct hf_host_api *host, struct fallback_s
         .tail_window = (size_t)tail_kib * 1024,
         .direct_io = setting_direct_io(host),
         .bounce_host_accessible = hf_plugin_setting_bool(host, "bounce_host_accessible", false),
+        .pipeline_reads = hf_plugin_setting_bool(host, "pipeline_reads", true),
+        .pipeline_piece = (size_t)hf_plugin_setting_int(host, "pipeline_piece_kb", 0, 0,
+                                                        PIPELINE_KIB_MAX, SIZE_KIB_MULTIPLE) *
+                          1024,
+        .pipeline_block = (size_t)hf_plugin_setting_int(host, "pipeline_block_kb", 0, 0,
+                                                        PIPELINE_KIB_MAX, SIZE_KIB_MULTIPLE) *
+                          1024,
     };
     host->log(host, HF_LOG_INFO,
               "chunks of %lld KiB; up to %lld staging slots per GPU (2 pinned chunks each), "

@@ -195,7 +195,13 @@ ssize_t hf_fallback_transfer(struct fallback *fb, const struct hf_io_request *re
     if (width > lim.max_pieces)
         width = lim.max_pieces;
     ssize_t result;
-    if (io.staged) {
+    if (io.staged && io.op == HF_IO_READ && fb->set.pipeline_reads) {
+        /* The pipeline's readers need no slot each: every worker may read. */
+        int gpu_error = 0;
+        result = hf_fallback_pipeline_read(&io, width, &gpu_error);
+        if (result == -HF_EGPU && req->gpu_error_p != NULL)
+            *req->gpu_error_p = gpu_error;
+    } else if (io.staged) {
         /*
          * Lanes of at least split_threshold bytes each, as pieces are, and no more than the pool
          * has slots: a lane past that would only wait for one until the others are done.

@@ -17,7 +17,8 @@
  */
 struct lane_run {
     struct fallback_io *io;
-    size_t windows;     /* whole-chunk windows in the request (the most lanes that pay) */
+    size_t window;      /* bytes of a whole window: the chunk, or a part of it that divides it */
+    size_t windows;     /* whole windows in the request (the most lanes that pay) */
     size_t head;        /* bytes of the first window: from the request's start to a grid line */
     size_t head_skew;   /* where the first window starts in a staging buffer */
     size_t tail_window; /* smallest window of the shrinking tail; 0 while only one lane */
@@ -44,7 +45,7 @@ static size_t window_length(const struct lane_run *run, size_t at)
     if (at == 0)
         return run->head;
     size_t left = run->io->size - at;
-    size_t len = run->io->fb->set.chunk_size;
+    size_t len = run->window;
     size_t grain = run->tail_window;
     if (grain > 0 && left / run->lanes < len) {
         size_t share = (left / run->lanes + grain - 1) / grain * grain;
@@ -94,6 +95,10 @@ static bool run_claim(struct lane_run *run, size_t *at_p, size_t *end_p)
         }
     }
 }
+
+/* Smallest window a write is cut into for more lanes: pwrite's fixed cost stays small next to it.
+ */
+#define WRITE_WINDOW_MIN ((size_t)256 * 1024)
 
 /* Most windows one buffer gathers for one copy, and the alignment a joining window keeps. */
 #define LANE_GATHER_MAX 32
@@ -420,18 +425,19 @@ static ssize_t run_result(const struct lane_run *run, int *gpu_error_p)
     return error;
 }
 
-static void run_init(struct lane_run *run, struct fallback_io *io)
+/* @p window divides the chunk: windows then never straddle a staging buffer's end. */
+static void run_init(struct lane_run *run, struct fallback_io *io, size_t window)
 {
-    size_t chunk = io->fb->set.chunk_size;
-    size_t skew = (size_t)((uint64_t)io->offset % chunk);
-    size_t head = chunk - skew;
+    size_t skew = (size_t)((uint64_t)io->offset % window);
+    size_t head = window - skew;
     if (head > io->size)
         head = io->size;
     *run = (struct lane_run){
         .io = io,
+        .window = window,
         .head = head,
         .head_skew = skew,
-        .windows = 1 + (io->size - head + chunk - 1) / chunk,
+        .windows = 1 + (io->size - head + window - 1) / window,
         .lanes = 1,
     };
     atomic_init(&run->next, 0);
@@ -439,10 +445,33 @@ static void run_init(struct lane_run *run, struct fallback_io *io)
     pthread_mutex_init(&run->lock, NULL);
 }
 
+/*
+ * Windows for @p lanes lanes: whole chunks for reads, which gather and overlap well in chunks; for
+ * writes, small enough that every lane gets one (pwrite, not the copy, is what takes the time, and
+ * a 16 MiB tensor is four chunks but wants many writers), down to WRITE_WINDOW_MIN.
+ */
+static size_t run_window(const struct fallback_io *io, unsigned lanes)
+{
+    size_t chunk = io->fb->set.chunk_size;
+    if (io->op == HF_IO_READ || lanes <= 1)
+        return chunk;
+    size_t want = io->size / lanes;
+    if (want < WRITE_WINDOW_MIN)
+        want = WRITE_WINDOW_MIN;
+    if (want >= chunk)
+        return chunk;
+    /* The largest multiple of a page at most want that divides the chunk. */
+    for (size_t w = want / 4096 * 4096; w >= 4096; w -= 4096) {
+        if (chunk % w == 0)
+            return w;
+    }
+    return chunk;
+}
+
 ssize_t hf_fallback_staged_run(struct fallback_io *io, unsigned lanes, int *gpu_error_p)
 {
     struct lane_run run;
-    run_init(&run, io);
+    run_init(&run, io, run_window(io, lanes));
     if (lanes > run.windows)
         lanes = (unsigned)run.windows;
     /* One lane has nobody to wait for: its windows stay whole chunks. */
@@ -470,7 +499,7 @@ void hf_fallback_staged_read_many(struct fallback_io *ios, unsigned n, ssize_t *
     for (unsigned done = 0; done < n;) {
         unsigned count = n - done < FALLBACK_MANY_MAX ? n - done : FALLBACK_MANY_MAX;
         for (unsigned i = 0; i < count; i++)
-            run_init(&runs[i], &ios[done + i]);
+            run_init(&runs[i], &ios[done + i], ios[done + i].fb->set.chunk_size);
         lane_main(runs, count);
         for (unsigned i = 0; i < count; i++) {
             results[done + i] = run_result(&runs[i], &gpu_errors[done + i]);

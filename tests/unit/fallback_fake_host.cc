@@ -132,8 +132,10 @@ int FakeSetDevice(int device)
 {
     int call = g_fake->set_device_calls++;
     int fail_from = g_fake->set_device_fail_from;
-    if (fail_from >= 0 && call >= fail_from)
+    if (fail_from >= 0 && call >= fail_from) {
+        g_fake->set_device_failed = true;
         return kFakeNoDevice;
+    }
     t_current_device = device;
     return 0;
 }
@@ -208,6 +210,7 @@ int FakeMemcpyAsync(void *dst, const void *src, size_t size, void *stream)
             g_fake->copies_without_pinned++;
         device_side = dst_pinned ? src : dst;
         g_fake->copy_sizes.push_back(size);
+        g_fake->copy_threads.insert(std::this_thread::get_id());
         const FakeState::DeviceRange *range = DeviceRangeOf(device_side, size);
         if (s == nullptr || s->device != t_current_device ||
             (range != nullptr && range->device >= 0 && range->device != s->device))
@@ -478,6 +481,10 @@ ssize_t FakePreadv2(int fd, const struct iovec *iov, int iovcnt, off_t offset, i
 
 ssize_t FakePwrite(int fd, const void *buf, size_t count, off_t offset)
 {
+    {
+        std::lock_guard<std::mutex> lock(g_fake->mu);
+        g_fake->pwrite_sizes.push_back(count);
+    }
     if (TouchesDevice(buf, count))
         g_fake->syscalls_on_device_memory++;
     if (IsDirect(fd))
@@ -534,6 +541,10 @@ int FakeParallelRun(const hf_host_api *, unsigned n, void (*task)(void *arg, uns
     std::vector<std::thread> helpers;
     for (unsigned t = 1; t < std::min(width, n); t++)
         helpers.emplace_back(work);
+    if (g_fake->caller_waits_for_device_failure) {
+        for (int i = 0; i < 2000 && !g_fake->set_device_failed; i++)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
     task(arg, first);
     g_fake->tasks_running--;
     work();

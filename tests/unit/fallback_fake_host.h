@@ -16,7 +16,9 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -92,9 +94,11 @@ struct FakeState {
     std::atomic<int> copies_without_pinned{0};
     std::atomic<int> copies_on_wrong_device{0};
     std::atomic<int> copy_device{-1};
-    std::vector<size_t> copy_sizes;    // bytes of each queued copy, in queue order; guarded by mu
+    std::vector<size_t> copy_sizes; // bytes of each queued copy, in queue order; guarded by mu
+    std::set<std::thread::id> copy_threads; // threads that queued copies; guarded by mu
     std::vector<size_t> preadv2_sizes; // bytes each preadv2 asked for, in call order; guarded by mu
     std::vector<size_t> pread_sizes;   // bytes each pread asked for, in call order; guarded by mu
+    std::vector<size_t> pwrite_sizes;  // bytes each pwrite asked for, in call order; guarded by mu
 
     // Copies whose device-side range holds this address fail when queued (copy_fail_at) or when
     // their stream is waited for (sync_fail_at): a bad spot in device memory, deterministic
@@ -110,6 +114,10 @@ struct FakeState {
 
     std::atomic<int> set_device_calls{0};
     std::atomic<int> set_device_fail_from{-1};
+    std::atomic<bool> set_device_failed{false}; // a set_device call failed
+    // parallel_run's caller starts its own task only once a set_device call failed (up to two
+    // seconds), so a worker is the first to run a task.
+    std::atomic<bool> caller_waits_for_device_failure{false};
     std::atomic<int> device_count{2};
 
     std::atomic<unsigned> width{4}; // parallel_width: workers + caller

@@ -157,8 +157,11 @@ TEST_F(FallbackLimits, CacheSizeLimitBoundsTheStagingSlots)
     Buffer b(size, kDevice);
     ASSERT_EQ(Read(f, b, 0, size, 0), static_cast<ssize_t>(size));
     EXPECT_EQ(hf_test_pattern_check(b.data(), size, 0, 70), -1);
-    EXPECT_EQ(fake_->parallel_runs, 0) << "one slot makes one lane, on the calling thread";
     EXPECT_EQ(fake_->pinned_live_max, 2) << "32 KiB of staging memory is one slot";
+    // Writes run in lanes of a slot each: one slot makes one lane, on the calling thread.
+    ASSERT_EQ(Write(f, b, 0, size, 0), static_cast<ssize_t>(size));
+    EXPECT_EQ(fake_->parallel_runs, 1) << "only the read's readers ran in parallel";
+    EXPECT_EQ(fake_->pinned_live_max, 2);
 }
 
 TEST_F(FallbackLimits, PinnedMemoryLimitBoundsTheStagingSlots)
@@ -176,6 +179,7 @@ TEST_F(FallbackLimits, PinnedMemoryLimitBoundsTheStagingSlots)
 
 TEST_F(FallbackLimits, LoweringTheCacheLimitWhileRunningShrinksThePool)
 {
+    SetConfigBool("pipeline_reads", false); // one slot per lane: the lanes' pool use
     InitFourSlots();
     fake_->pread_waits_for_allocs = 4; // the first read waits until a second slot exists
     const size_t size = 512 * kKiB;

@@ -55,6 +55,7 @@ TEST_F(FallbackPlugin, LargerRequestsAreSplitIntoOnePiecePerWorker)
 
 TEST_F(FallbackPlugin, StagedRequestsRunOneLanePerWorkerUpToOnePerChunk)
 {
+    SetConfigBool("pipeline_reads", false); // staged reads in lanes, as writes always run
     Init();
     fake_->width = 4;
     const size_t size = 8 * kMiB + 5;
@@ -71,8 +72,25 @@ TEST_F(FallbackPlugin, StagedRequestsRunOneLanePerWorkerUpToOnePerChunk)
     EXPECT_EQ(fake_->parallel_tasks, 3 + 4) << "seven windows, four workers";
 }
 
+TEST_F(FallbackPlugin, StagedWritesAreCutIntoWindowsForEveryLane)
+{
+    Init();
+    fake_->width = 4;
+    const size_t size = 4 * kMiB;
+    File f = OpenPatternFile("write-windows", size, 5);
+    Buffer b(size, kDevice);
+    hf_test_pattern_fill(b.data(), size, 0, 6);
+    ASSERT_EQ(Write(f, b, 0, size, 0), static_cast<ssize_t>(size));
+    EXPECT_EQ(fake_->parallel_tasks, 4) << "one 4 MiB chunk, yet four writers";
+    std::vector<size_t> sizes = fake_->pwrite_sizes;
+    EXPECT_EQ(sizes, std::vector<size_t>(4, kMiB)) << "1 MiB windows, one pwrite each";
+    std::vector<uint8_t> contents = ReadWholeFile(f.fd);
+    EXPECT_EQ(hf_test_pattern_check(contents.data(), size, 0, 6), -1);
+}
+
 TEST_F(FallbackPlugin, TheTailOfAStagedRequestShrinksToTheLanesShareInTailWindows)
 {
+    SetConfigBool("pipeline_reads", false); // staged reads in lanes, as writes always run
     SetConfig("tail_window_kb", 1024);
     Init();
     fake_->width = 4;
@@ -99,6 +117,7 @@ TEST_F(FallbackPlugin, TheTailOfAStagedRequestShrinksToTheLanesShareInTailWindow
 
 TEST_F(FallbackPlugin, OneLaneAndAZeroTailWindowKeepWholeChunks)
 {
+    SetConfigBool("pipeline_reads", false); // staged reads in lanes, as writes always run
     SetConfig("tail_window_kb", 0);
     Init();
     fake_->width = 4;
@@ -155,6 +174,7 @@ TEST_F(FallbackPlugin, SplitPiecesRunAtTheSameTime)
 
 TEST_F(FallbackPlugin, AParkedThreadDoesNotHoldBackTheWindowsOfAStagedRequest)
 {
+    SetConfigBool("pipeline_reads", false); // staged reads in lanes, as writes always run
     InitSplitting(16, 4, 32);
     fake_->width = 2;
     const size_t chunks = 16;
@@ -432,9 +452,13 @@ TEST_P(FallbackSplitGpuFault, CountsOnlyTheChunksBeforeTheFailedCopy)
                                      : Write(f, b, 0, size, start, &gpu_error);
         fake_->sync_fail_at = 0;
         fake_->copy_fail_at = 0;
-        // The chunk holding the bad byte starts on the file's chunk grid.
+        // The chunk holding the bad byte starts on the file's chunk grid for writes (lanes), and
+        // for reads on the pipeline's block grid (a block is a chunk here), which starts at the
+        // page holding the request's first byte.
         uint64_t pos = static_cast<uint64_t>(start) + bad;
-        size_t expected = static_cast<size_t>(pos - pos % chunk - static_cast<uint64_t>(start));
+        uint64_t grid = op == HF_IO_READ ? static_cast<uint64_t>(start) / 4096 * 4096 : 0;
+        size_t expected =
+            static_cast<size_t>(pos - (pos - grid) % chunk - static_cast<uint64_t>(start));
         ASSERT_EQ(n, static_cast<ssize_t>(expected));
         EXPECT_EQ(gpu_error, 0) << "a short count carries no runtime code";
         if (op == HF_IO_READ) {
@@ -497,6 +521,7 @@ TEST_F(FallbackPlugin, StreamCreationFailureReturnsEgpuAndALaterRequestWorks)
 
 TEST_F(FallbackPlugin, SplitRequestsMakeDoWhenPinningRunsOutAfterTheFirstSlot)
 {
+    SetConfigBool("pipeline_reads", false); // staged reads in lanes, as writes always run
     InitSplitting(16, 4, 64);
     fake_->width = 4;
     const size_t size = kMiB;
@@ -514,6 +539,7 @@ TEST_F(FallbackPlugin, SplitRequestsMakeDoWhenPinningRunsOutAfterTheFirstSlot)
 
 TEST_F(FallbackPlugin, AWorkerThatCannotSelectTheGpuLeavesItsWindowsToTheOthers)
 {
+    SetConfigBool("pipeline_reads", false); // lanes: every lane needs the GPU
     InitSplitting(16, 4, 64);
     fake_->width = 4;
     MemKind second_gpu = kDevice;

@@ -1,0 +1,120 @@
+// Staged reads as one pipeline (plugins/fallback/fallback_pipeline.c): readers read pieces into a
+// ring of staging buffers, one thread queues the copies block by block, and the ring is reused
+// when the request is larger than it.
+#include <algorithm>
+
+#include "fallback_fake_host.h"
+
+namespace
+{
+
+using namespace fallback_test;
+
+TEST_F(FallbackPlugin, PipelineReadersShareTheRequestAndOneThreadQueuesEveryCopy)
+{
+    Init();
+    fake_->width = 4;
+    const size_t size = 8 * kMiB + 5;
+    File f = OpenPatternFile("pipeline-one-copier", 9 * kMiB, 60);
+    Buffer b(size, kDevice);
+    ASSERT_EQ(Read(f, b, 0, size, 0), static_cast<ssize_t>(size));
+    EXPECT_EQ(hf_test_pattern_check(b.data(), size, 0, 60), -1);
+    EXPECT_TRUE(b.UntouchedOutside(0, size));
+    EXPECT_EQ(fake_->parallel_tasks, 4) << "every worker reads";
+    EXPECT_EQ(fake_->copy_threads.size(), 1u) << "the runtime sees one thread's copies";
+    EXPECT_EQ(fake_->copies_without_pinned, 0);
+    EXPECT_EQ(fake_->syscalls_on_device_memory, 0);
+}
+
+TEST_F(FallbackPlugin, PipelineCopiesWholeBlocksAndReadsPieces)
+{
+    SetConfig("pipeline_piece_kb", 64);
+    SetConfig("pipeline_block_kb", 1024);
+    Init();
+    fake_->width = 4;
+    const size_t size = 8 * kMiB;
+    File f = OpenPatternFile("pipeline-blocks", size, 61);
+    Buffer b(size, kDevice);
+    ASSERT_EQ(Read(f, b, 0, size, 0), static_cast<ssize_t>(size));
+    EXPECT_EQ(hf_test_pattern_check(b.data(), size, 0, 61), -1);
+    EXPECT_EQ(fake_->copy_sizes, std::vector<size_t>(8, kMiB)) << "one copy per 1 MiB block";
+    EXPECT_EQ(fake_->pread_sizes, std::vector<size_t>(128, 64 * kKiB)) << "64 KiB pieces";
+}
+
+TEST_F(FallbackPlugin, PipelineReusesARingSmallerThanTheRequest)
+{
+    InitSplitting(16, 1, 64);
+    fake_->width = 4;
+    const size_t size = kMiB + 3000;
+    const int64_t start = 1234;
+    File f = OpenPatternFile("pipeline-ring", 2 * kMiB, 62);
+    Buffer b(size, kDevice);
+    ASSERT_EQ(Read(f, b, 0, size, start), static_cast<ssize_t>(size));
+    EXPECT_EQ(hf_test_pattern_check(b.data(), size, static_cast<uint64_t>(start), 62), -1);
+    EXPECT_EQ(fake_->pinned_live_max, 2) << "one slot's two 16 KiB buffers carried 1 MiB";
+    EXPECT_GE(fake_->sync_calls, static_cast<int>(size / (32 * kKiB)))
+        << "each buffer waited for before its reuse";
+}
+
+TEST_F(FallbackPlugin, PipelineSmallReadIsOneReadOneCopyOneWait)
+{
+    Init();
+    fake_->width = 4;
+    File f = OpenPatternFile("pipeline-small", 64 * kKiB, 63);
+    Buffer b(4096, kDevice);
+    ASSERT_EQ(Read(f, b, 0, 4096, 8192), 4096);
+    EXPECT_EQ(hf_test_pattern_check(b.data(), 4096, 8192, 63), -1);
+    EXPECT_EQ(fake_->pread_sizes, std::vector<size_t>{4096});
+    EXPECT_EQ(fake_->memcpy_calls, 1);
+    EXPECT_EQ(fake_->sync_calls, 1);
+    EXPECT_EQ(fake_->parallel_runs, 0) << "served on the calling thread";
+}
+
+TEST_F(FallbackPlugin, PipelineReaderParkedOnAPieceDelaysOnlyItsOwnBlock)
+{
+    InitSplitting(16, 4, 32);
+    fake_->width = 4;
+    const size_t size = 64 * 16 * kKiB;
+    File f = OpenPatternFile("pipeline-parked", size, 64);
+    Buffer b(size, kDevice);
+    // The first piece's reader stalls until another piece has been read: the other readers and
+    // the copier go on meanwhile.
+    fake_->first_pread_waits_for_others = 1;
+    ASSERT_EQ(Read(f, b, 0, size, 0), static_cast<ssize_t>(size));
+    EXPECT_EQ(hf_test_pattern_check(b.data(), size, 0, 64), -1);
+    EXPECT_TRUE(fake_->parked_pread_released);
+}
+
+TEST_F(FallbackPlugin, PipelineWorkerThatCannotSelectTheGpuLeavesTheCopiesToAnother)
+{
+    InitSplitting(16, 4, 64);
+    fake_->width = 4;
+    MemKind second_gpu = kDevice;
+    second_gpu.device = 1;
+    const size_t size = kMiB;
+    File f = OpenPatternFile("pipeline-worker-device", size, 66);
+    Buffer b(size, second_gpu);
+    SetCurrentDevice(0);
+    fake_->set_device_fail_from = 1;               // the caller's switch works, the workers' do not
+    fake_->caller_waits_for_device_failure = true; // a worker takes the copier's role first
+    ASSERT_EQ(Read(f, b, 0, size, 0), static_cast<ssize_t>(size));
+    EXPECT_EQ(hf_test_pattern_check(b.data(), size, 0, 66), -1);
+    EXPECT_TRUE(LogHas(HF_LOG_ERROR, "cannot make GPU 1 current"));
+    EXPECT_EQ(fake_->copy_threads.size(), 1u);
+}
+
+TEST_F(FallbackPlugin, PipelineOffTheLanesServeReads)
+{
+    SetConfigBool("pipeline_reads", false);
+    Init();
+    fake_->width = 4;
+    const size_t size = 8 * kMiB + 5;
+    File f = OpenPatternFile("pipeline-off", 9 * kMiB, 65);
+    Buffer b(size, kDevice);
+    ASSERT_EQ(Read(f, b, 0, size, 0), static_cast<ssize_t>(size));
+    EXPECT_EQ(hf_test_pattern_check(b.data(), size, 0, 65), -1);
+    EXPECT_EQ(fake_->parallel_tasks, 3) << "one lane per 4 MiB window";
+    EXPECT_GT(fake_->copy_threads.size(), 1u) << "each lane queues its own copies";
+}
+
+} // namespace
