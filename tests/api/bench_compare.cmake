@@ -7,34 +7,14 @@
 # Included by tests/api/CMakeLists.txt to register the test; ctest runs this same file as
 # cmake -DEXE=<hipfile-bench> -DWORK_DIR=<scratch directory> -P bench_compare.cmake.
 
+include(${CMAKE_CURRENT_LIST_DIR}/bench_common.cmake)
 if(NOT CMAKE_SCRIPT_MODE_FILE)
-  add_test(NAME api.bench_compare
-    COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:hipfile-bench>
-            -DWORK_DIR=${CMAKE_CURRENT_BINARY_DIR}/bench-compare -P ${CMAKE_CURRENT_LIST_FILE})
-  set_tests_properties(api.bench_compare PROPERTIES
-    LABELS "cpu;api;bench"
-    ENVIRONMENT "HIPFILE_GPU_RUNTIME=host;HIP_HOST_DEVICE_COUNT=4;HIPFILE_CONFIG=${CMAKE_BINARY_DIR}/hipfile.conf"
-    TIMEOUT 300)
+  hf_bench_test(NAME api.bench_compare WORK bench-compare ENV "HIP_HOST_DEVICE_COUNT=4")
   return()
 endif()
 
-if(NOT EXE OR NOT WORK_DIR)
-  message(FATAL_ERROR "usage: cmake -DEXE=<hipfile-bench> -DWORK_DIR=<dir> -P ${CMAKE_CURRENT_LIST_FILE}")
-endif()
-file(REMOVE_RECURSE ${WORK_DIR})
-file(MAKE_DIRECTORY ${WORK_DIR})
+hf_bench_script_begin()
 set(_file ${WORK_DIR}/compare.dat)
-
-# Run the program; fail unless it exits with _want. Leaves stdout in _out and stderr in _err.
-macro(bench_run _want)
-  execute_process(COMMAND ${EXE} ${ARGN} --no-progress
-    RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
-  if(NOT _rc STREQUAL "${_want}")
-    string(REPLACE ";" " " _args "${ARGN}")
-    message(FATAL_ERROR "hipfile-bench ${_args}: exit ${_rc}, expected ${_want}\n"
-      "stdout:\n${_out}\nstderr:\n${_err}")
-  endif()
-endmacro()
 
 # The JSON line _line must parse and say ok; _results gets its number of results.
 function(json_line_ok _line _results_var)

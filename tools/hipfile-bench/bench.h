@@ -1,7 +1,8 @@
 /*
  * hipfile-bench: what its parts share. Options (options.c, help.c), the benchmark file and its
  * pattern (file.c), latency histograms (hist.c), the measuring loop (measure.c), the library and
- * baseline transfer methods (methods.c, copy.c), the report (report.c) and the driver (main.c).
+ * baseline transfer methods (methods.c, copy.c, ceiling.c), the report (report.c), --sweep
+ * (sweep.c) and the driver (main.c).
  */
 #ifndef HIPFILE_BENCH_H
 #define HIPFILE_BENCH_H
@@ -33,6 +34,12 @@
 /** Most devices --devices takes: the per-GPU statistics have this many entries. */
 #define BENCH_MAX_DEVICES HIPFILE_MAX_GPUS
 
+/** Most call sizes --sweep takes. */
+#define BENCH_MAX_SWEEP 32
+
+/** Most configurations the ceiling baseline's calibration tries (worker counts x piece sizes). */
+#define BENCH_CEILING_MAX_TRIALS 16
+
 /** Set by SIGINT/SIGTERM: every loop stops at its next call and the program cleans up. */
 extern volatile sig_atomic_t bench_stop;
 
@@ -50,8 +57,10 @@ enum bench_baseline {
     BENCH_BL_AMD = 1u << 3,        /**< 16 MiB pageable bounce per call, sync copy, fdatasync */
     BENCH_BL_PINNED = 1u << 4,     /**< pinned host<->device copy bandwidth */
     BENCH_BL_PREAD_COPY = 1u << 5, /**< pread + one pinned copy of the same size (latency) */
-    BENCH_BL_ALL = (1u << 6) - 1,  /**< every per-call baseline ("all") */
-    BENCH_BL_SYNC_SEQ = 1u << 6    /**< the library's sync API, sequential, one batch per call */
+    BENCH_BL_SYNC_SEQ = 1u << 6,   /**< the library's sync API, sequential, one batch per call */
+    BENCH_BL_CEILING = 1u << 7,    /**< the best bare pread + async copy pipeline for one call */
+    /** every baseline "all" selects: each but sync-seq */
+    BENCH_BL_ALL = ((1u << 6) - 1) | BENCH_BL_CEILING
 };
 
 /** How the library method issues its calls (bits of --api). */
@@ -74,7 +83,7 @@ extern const struct bench_workload bench_workloads[4];
 /** Everything the command line says. */
 struct bench_options {
     unsigned workloads;        /**< bits over bench_workloads[] */
-    size_t io_size;            /**< bytes per call */
+    size_t io_size;            /**< bytes per call (with --sweep, the size being measured) */
     uint64_t file_size;        /**< bytes of the file in use */
     unsigned threads;          /**< caller threads issuing hipFileRead/Write */
     double time_s;             /**< measure each method this long (0: count passes) */
@@ -108,6 +117,9 @@ struct bench_options {
     unsigned n_devices;             /**< entries in devices (0: one device, --device) */
     bool all_devices;               /**< --devices all: every device the runtime reports */
     int worker_fds[2]; /**< hidden --backend-worker: command and reply descriptors, else -1 */
+    /** --sweep: the call sizes in the order given, each measured in turn. */
+    size_t sweep_sizes[BENCH_MAX_SWEEP];
+    unsigned n_sweep; /**< entries in sweep_sizes (0: no --sweep) */
 };
 
 /**
@@ -124,6 +136,9 @@ void bench_print_version(void);
 
 /** Format @p bytes as "64 MiB", "4 KiB" or "1000 B" into @p text (at least 32 bytes). */
 const char *bench_size_text(uint64_t bytes, char *text, size_t len);
+
+/** Format @p bytes as the command line writes them ("64M", "4K", "1000") into @p text. */
+const char *bench_size_short(uint64_t bytes, char *text, size_t len);
 
 /* ---- The file and its pattern (file.c) ------------------------------------------------------ */
 
@@ -203,6 +218,12 @@ uint64_t bench_now_ns(void);
 /** User plus system CPU time of the whole process (every thread, the library's included). */
 double bench_cpu_seconds(void);
 
+/** The shape of the ceiling baseline's pipeline being measured (ceiling.c). */
+struct bench_ceiling_shape;
+
+/** --sweep's results, size by size (sweep.c). */
+struct bench_sweep;
+
 /** Everything a run of one workload shares. */
 struct bench_ctx {
     const struct bench_options *opts; /**< the command line */
@@ -220,6 +241,10 @@ struct bench_ctx {
     const int *group_devices;
     unsigned n_groups;   /**< entries in group_devices (0 with NULL) */
     bool count_requests; /**< check each pass against the library's statistics */
+    /** The ceiling baseline's workers and piece size while it is measured, else NULL. */
+    const struct bench_ceiling_shape *ceiling;
+    /** With --sweep, where the results of each call size go (NULL: report them at once). */
+    struct bench_sweep *sweep;
 };
 
 /** One thread of a method: its region of the file, its buffers, its counters. */
@@ -274,6 +299,13 @@ struct bench_group_result {
     double seconds;   /**< measured time until its last thread finished each pass, summed */
 };
 
+/** One configuration the ceiling baseline's calibration tried, and what it gave. */
+struct bench_ceiling_trial {
+    unsigned threads;  /**< worker threads, over every caller thread */
+    size_t piece_size; /**< bytes each worker claims at a time */
+    double gbps;       /**< bandwidth in the calibration */
+};
+
 /** The figures of one method in one run. */
 struct bench_result {
     char name[32];          /**< method name */
@@ -303,6 +335,15 @@ struct bench_result {
     bool aggregate;    /**< every listed device at once; groups holds each one's share */
     unsigned n_groups; /**< entries in groups */
     struct bench_group_result groups[BENCH_MAX_DEVICES]; /**< per device of an aggregate run */
+    /* the ceiling baseline */
+    bool is_ceiling;                     /**< ceiling_* below describe this result */
+    unsigned ceiling_threads_per_caller; /**< worker threads of each caller thread's pipeline */
+    size_t ceiling_piece_size;           /**< bytes per piece of the configuration measured */
+    bool ceiling_workers_spin;           /**< its workers spin for the next call, then sleep */
+    bool ceiling_caller_spins;           /**< its callers spin for their call's end, then sleep */
+    double ceiling_trial_s;              /**< seconds the calibration gave each configuration */
+    unsigned n_ceiling_trials;           /**< entries in ceiling_trials */
+    struct bench_ceiling_trial ceiling_trials[BENCH_CEILING_MAX_TRIALS]; /**< the calibration */
 };
 
 /** Clear *result and name it: not run yet, no backend, no device. */
@@ -417,6 +458,14 @@ int bench_status_error(const char *what, hipFileError_t status);
 int bench_copy_bandwidth(const struct bench_ctx *ctx, enum bench_op op, uint64_t bytes,
                          struct bench_result *result);
 
+/**
+ * The ceiling baseline for a read workload into device memory: the best bare pipeline for one
+ * synchronous call of --io-size bytes (persistent workers, pinned double buffers, pieces claimed
+ * from a shared counter, pread and hipMemcpyAsync per piece), calibrated over worker counts and
+ * piece sizes, then measured like every method. Fills *result. Returns 0, or -1 after printing.
+ */
+int bench_ceiling_measure(const struct bench_ctx *ctx, struct bench_result *result);
+
 /* ---- The driver (main.c) ------------------------------------------------------------------- */
 
 /**
@@ -498,8 +547,33 @@ struct bench_env {
 /** Fill *env; call once the driver is open. Missing facts are left empty, never fatal. */
 void bench_env_gather(const struct bench_options *opts, struct bench_env *env);
 
-/** Print the results of one workload as text (stdout) or as one JSON line (--json). */
+/**
+ * Print the results of one workload as text (stdout) or as one JSON line (--json); within --sweep
+ * the JSON object ends without a newline, as one element of the sweep document's runs.
+ */
 void bench_report(const struct bench_ctx *ctx, const struct bench_env *env,
                   const struct bench_result *results, unsigned n_results);
+
+/** A result's name in the report: "library", "library@fastpath", "library-async@dev2". */
+const char *bench_result_label(const struct bench_result *r, char *text, size_t len);
+
+/** Print @p s as a JSON string. */
+void bench_json_string(const char *s);
+
+/** Print @p v as a JSON number, or null where JSON has none (NaN, infinity). */
+void bench_json_number(double v);
+
+/* ---- --sweep (sweep.c) ---------------------------------------------------------------------- */
+
+/** Start a sweep: with --json, the head of the one document. NULL after printing why. */
+struct bench_sweep *bench_sweep_begin(const struct bench_options *opts);
+
+/** Report one workload at one call size (text, or a run of the document) and keep its figures. */
+void bench_sweep_add(struct bench_sweep *sweep, const struct bench_ctx *ctx,
+                     const struct bench_env *env, const struct bench_result *results,
+                     unsigned n_results);
+
+/** The table of every size (or the end of the document), then free the sweep. */
+void bench_sweep_end(struct bench_sweep *sweep);
 
 #endif

@@ -1,7 +1,7 @@
 /*
- * hipfile-bench: sets the library up, makes the benchmark file, then for each workload measures
- * the library (as it chooses its backend, per --backends or per --devices) and every baseline that
- * applies in the same run, and reports them side by side.
+ * hipfile-bench: sets the library up, makes the benchmark file, then for each workload (and with
+ * --sweep for each call size) measures the library (as it chooses its backend, per --backends or
+ * per --devices) and every baseline that applies in the same run, and reports them side by side.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -165,6 +165,12 @@ static int measure_copy_baselines(const struct bench_ctx *ctx, uint64_t library_
         skip(&results[n++], copy_name, "the library's buffers are host memory");
     else if (o->baselines & BENCH_BL_PINNED)
         rc |= bench_copy_bandwidth(ctx, ctx->wl->op, library_bytes, &results[n++]);
+    if ((o->baselines & BENCH_BL_CEILING) && !read)
+        skip(&results[n++], "ceiling", "reads only");
+    else if ((o->baselines & BENCH_BL_CEILING) && !device)
+        skip(&results[n++], "ceiling", "the library's buffers are host memory");
+    else if (o->baselines & BENCH_BL_CEILING)
+        rc |= bench_ceiling_measure(ctx, &results[n++]);
     if (o->baselines & BENCH_BL_PREAD_COPY) {
         if (!read)
             skip(&results[n++], "pread+copy", "reads only");
@@ -288,7 +294,10 @@ static int run_workload(struct bench_ctx *ctx, const struct bench_env *env, unsi
         rc |= measure_copy_baselines(ctx, results[0].bytes, results, &n);
     if (ctx->wl->op == BENCH_WRITE)
         f->pattern_known = false;
-    bench_report(ctx, env, results, n);
+    if (ctx->sweep != NULL)
+        bench_sweep_add(ctx->sweep, ctx, env, results, n);
+    else
+        bench_report(ctx, env, results, n);
     free(results);
     return rc;
 }
@@ -299,12 +308,15 @@ static int run_workload(struct bench_ctx *ctx, const struct bench_env *env, unsi
  */
 static bool file_suits_options(const struct bench_options *o, const struct bench_file *file)
 {
-    if (o->direct && o->io_size % file->dio_align != 0) {
-        fprintf(stderr,
-                BENCH_NAME ": --direct needs --io-size to be a multiple of the file's O_DIRECT "
-                           "alignment, %u bytes\n",
-                file->dio_align);
-        return false;
+    for (unsigned i = 0; i < (o->n_sweep != 0 ? o->n_sweep : 1); i++) {
+        size_t io_size = o->n_sweep != 0 ? o->sweep_sizes[i] : o->io_size;
+        if (o->direct && io_size % file->dio_align != 0) {
+            fprintf(stderr,
+                    BENCH_NAME ": --direct needs %s to be a multiple of the file's O_DIRECT "
+                               "alignment, %u bytes\n",
+                    o->n_sweep != 0 ? "every --sweep size" : "--io-size", file->dio_align);
+            return false;
+        }
     }
     for (unsigned i = 0; i < 4; i++) {
         if ((o->workloads & (1u << i)) && bench_workloads[i].op == BENCH_WRITE &&
@@ -318,7 +330,7 @@ static bool file_suits_options(const struct bench_options *o, const struct bench
 }
 
 static int run_all(const struct bench_options *o, struct bench_file *file,
-                   const struct bench_env *env)
+                   const struct bench_env *env, struct bench_sweep *sweep)
 {
     struct bench_ctx ctx = {
         .opts = o,
@@ -326,11 +338,13 @@ static int run_all(const struct bench_options *o, struct bench_file *file,
         .chunks = o->file_size / o->io_size,
         .executor_threads = (unsigned)env->io_threads,
         .progress = o->progress == 1 || (o->progress < 0 && isatty(STDERR_FILENO)),
+        .sweep = sweep,
     };
     ctx.baseline_threads = o->baseline_threads != 0 ? o->baseline_threads
                            : o->threads == 1        ? ctx.executor_threads + 1
                                                     : o->threads;
-    if (o->drop_cache) {
+    /* What the cache drop does is found out and said once: a sweep comes here once per size. */
+    if (o->drop_cache && bench_drop_cache_note[0] == '\0') {
         if (bench_file_drop_cache(file, bench_drop_cache_note, sizeof(bench_drop_cache_note)) != 0)
             fprintf(stderr, BENCH_NAME ": warning: --drop-cache: %s; reads may be cached\n",
                     bench_drop_cache_note);
@@ -341,6 +355,23 @@ static int run_all(const struct bench_options *o, struct bench_file *file,
     for (unsigned i = 0; i < 4 && !bench_stop; i++)
         if (o->workloads & (1u << i))
             rc |= run_workload(&ctx, env, i);
+    return rc;
+}
+
+/* --sweep: every workload once per call size, in the order given, then the table of them all. */
+static int run_sweep(const struct bench_options *o, struct bench_file *file,
+                     const struct bench_env *env)
+{
+    struct bench_sweep *sweep = bench_sweep_begin(o);
+    int rc = 0;
+    if (sweep == NULL)
+        return -1;
+    for (unsigned i = 0; i < o->n_sweep && !bench_stop; i++) {
+        struct bench_options size_opts = *o;
+        size_opts.io_size = o->sweep_sizes[i];
+        rc |= run_all(&size_opts, file, env, sweep);
+    }
+    bench_sweep_end(sweep);
     return rc;
 }
 
@@ -375,7 +406,12 @@ int main(int argc, char **argv)
     bench_env_gather(&opts, &env);
     rc = 1;
     if (bench_file_open(&opts, &file) == 0) {
-        rc = file_suits_options(&opts, &file) ? (run_all(&opts, &file, &env) != 0 ? 1 : 0) : 2;
+        if (!file_suits_options(&opts, &file))
+            rc = 2;
+        else if (opts.n_sweep != 0)
+            rc = run_sweep(&opts, &file, &env) != 0 ? 1 : 0;
+        else
+            rc = run_all(&opts, &file, &env, NULL) != 0 ? 1 : 0;
         bench_file_close(&opts, &file);
     }
     hipFileError_t status = hipFileDriverClose();

@@ -44,6 +44,7 @@ enum long_only {
     OPT_BACKENDS,
     OPT_DEVICES,
     OPT_BACKEND_WORKER,
+    OPT_SWEEP,
 };
 
 static const struct option long_options[] = {
@@ -76,6 +77,7 @@ static const struct option long_options[] = {
     {"batch-entries", required_argument, NULL, OPT_BATCH_ENTRIES},
     {"backends", required_argument, NULL, OPT_BACKENDS},
     {"devices", required_argument, NULL, OPT_DEVICES},
+    {"sweep", required_argument, NULL, OPT_SWEEP},
     /* Not in --help: how this program starts its own --backends workers. */
     {"backend-worker", required_argument, NULL, OPT_BACKEND_WORKER},
     {"help", no_argument, NULL, 'h'},
@@ -226,13 +228,14 @@ static int parse_baselines(const char *text, unsigned *bits_p)
         {"amd", BENCH_BL_AMD},
         {"pinned", BENCH_BL_PINNED},
         {"pread-copy", BENCH_BL_PREAD_COPY},
+        {"ceiling", BENCH_BL_CEILING},
         {"sync-seq", BENCH_BL_SYNC_SEQ},
-        {"all", BENCH_BL_ALL},
+        {"all", BENCH_BL_ALL}, /* every one but sync-seq, which only a batch is judged by */
         {"none", 0},
     };
     return parse_name_list("baselines", text, names, sizeof(names) / sizeof(names[0]),
-                           "unknown baseline (raw, odirect, naive, amd, pinned, pread-copy, "
-                           "sync-seq, all, none)",
+                           "unknown baseline (raw, odirect, naive, amd, pinned, ceiling, "
+                           "pread-copy, sync-seq, all, none)",
                            true, bits_p);
 }
 
@@ -301,6 +304,35 @@ static int parse_devices(const char *text, struct bench_options *o)
     return 0;
 }
 
+/* Call sizes, each at most once; an empty item is a mistake, not a size to skip. */
+static int parse_sweep(const char *text, struct bench_options *o)
+{
+    const char *item = text;
+    o->n_sweep = 0;
+    for (;;) {
+        size_t len = strcspn(item, ",");
+        char size_text[64];
+        uint64_t size;
+        if (len == 0)
+            return bad_value("sweep", text, "an empty call size (give sizes such as 4M,16M,64M)");
+        if (len >= sizeof(size_text))
+            return bad_value("sweep", text, "a size is too long");
+        memcpy(size_text, item, len);
+        size_text[len] = '\0';
+        if (parse_size("sweep", size_text, &size) != 0)
+            return -1;
+        for (unsigned i = 0; i < o->n_sweep; i++)
+            if (o->sweep_sizes[i] == size)
+                return bad_value("sweep", size_text, "named twice");
+        if (o->n_sweep == BENCH_MAX_SWEEP)
+            return bad_value("sweep", text, "more than 32 sizes");
+        o->sweep_sizes[o->n_sweep++] = (size_t)size;
+        if (item[len] == '\0')
+            return 0;
+        item += len + 1;
+    }
+}
+
 static int parse_worker_fds(const char *text, int *fds)
 {
     if (sscanf(text, "%d,%d", &fds[0], &fds[1]) != 2 || fds[0] < 0 || fds[1] < 0)
@@ -321,37 +353,76 @@ static int parse_mem(const char *text, enum bench_mem *mem_p)
     return 0;
 }
 
-/* Combinations that no single option can reject. */
-static int check_combination(const struct bench_options *o, bool time_given, bool passes_given)
+/*
+ * What one call size needs of the other options; @p option names where it came from ("--io-size",
+ * or "a --sweep size").
+ */
+static int check_call_size(const struct bench_options *o, size_t io_size, const char *option)
 {
     char a[32], b[32];
+    if (io_size > BENCH_MAX_IO_SIZE) {
+        fprintf(stderr, BENCH_NAME ": %s %s is above the %s one call can move\n", option,
+                bench_size_text(io_size, a, sizeof(a)),
+                bench_size_text(BENCH_MAX_IO_SIZE, b, sizeof(b)));
+        return -1;
+    }
+    if (o->file_size / io_size < o->threads) {
+        fprintf(stderr,
+                BENCH_NAME ": --file-size %s holds fewer than --threads (%u) calls of %s %s; every "
+                           "thread needs a region of at least one call%s\n",
+                bench_size_text(o->file_size, a, sizeof(a)), o->threads, option,
+                bench_size_text(io_size, b, sizeof(b)),
+                o->n_sweep != 0 ? " (without --file-size, a sweep's file grows to fit)" : "");
+        return -1;
+    }
+    if ((o->apis & BENCH_API_BATCH) &&
+        (uint64_t)o->batch_entries * io_size > (o->mem == BENCH_MEM_DEVICE ? 64ull : 16ull) << 30) {
+        fprintf(stderr,
+                BENCH_NAME ": --batch-entries %u of %s %s need more than %s of buffer per "
+                           "thread\n",
+                o->batch_entries, option, bench_size_text(io_size, a, sizeof(a)),
+                o->mem == BENCH_MEM_DEVICE ? "64 GiB" : "16 GiB");
+        return -1;
+    }
+    return 0;
+}
+
+/*
+ * A sweep's file must hold every thread's call of the largest size. A --file-size given is what
+ * the user wants measured (its cache footprint, its disk space), so it is checked, not changed;
+ * the default grows to fit.
+ */
+static void sweep_file_size(struct bench_options *o, bool file_size_given)
+{
+    size_t largest = 0;
+    for (unsigned i = 0; i < o->n_sweep; i++)
+        if (o->sweep_sizes[i] > largest)
+            largest = o->sweep_sizes[i];
+    /* Checks made before the sweep loop (--devices) judge the most demanding size. */
+    o->io_size = largest;
+    uint64_t needed = (uint64_t)largest * o->threads * (o->n_devices != 0 ? o->n_devices : 1);
+    if (!file_size_given && needed > o->file_size)
+        o->file_size = needed;
+}
+
+/* Combinations that no single option can reject. */
+static int check_combination(const struct bench_options *o, bool time_given, bool passes_given,
+                             bool io_size_given)
+{
+    char a[32];
     if (time_given && passes_given) {
         fprintf(stderr, BENCH_NAME ": give --time or --passes, not both\n");
         return -1;
     }
-    if (o->io_size > BENCH_MAX_IO_SIZE) {
-        fprintf(stderr, BENCH_NAME ": --io-size %s is above the %s one call can move\n",
-                bench_size_text(o->io_size, a, sizeof(a)),
-                bench_size_text(BENCH_MAX_IO_SIZE, b, sizeof(b)));
+    if (o->n_sweep != 0 && io_size_given) {
+        fprintf(stderr, BENCH_NAME ": give --io-size or --sweep, not both\n");
         return -1;
     }
-    if (o->file_size / o->io_size < o->threads) {
-        fprintf(stderr,
-                BENCH_NAME ": --file-size %s holds fewer than --threads (%u) calls of --io-size "
-                           "%s; every thread needs a region of at least one call\n",
-                bench_size_text(o->file_size, a, sizeof(a)), o->threads,
-                bench_size_text(o->io_size, b, sizeof(b)));
+    for (unsigned i = 0; i < o->n_sweep; i++)
+        if (check_call_size(o, o->sweep_sizes[i], "a --sweep size") != 0)
+            return -1;
+    if (o->n_sweep == 0 && check_call_size(o, o->io_size, "--io-size") != 0)
         return -1;
-    }
-    if ((o->apis & BENCH_API_BATCH) && (uint64_t)o->batch_entries * o->io_size >
-                                           (o->mem == BENCH_MEM_DEVICE ? 64ull : 16ull) << 30) {
-        fprintf(stderr,
-                BENCH_NAME ": --batch-entries %u of --io-size %s need more than %s of buffer "
-                           "per thread\n",
-                o->batch_entries, bench_size_text(o->io_size, a, sizeof(a)),
-                o->mem == BENCH_MEM_DEVICE ? "64 GiB" : "16 GiB");
-        return -1;
-    }
     if (o->n_backends != 0 && (o->n_devices != 0 || o->all_devices)) {
         fprintf(stderr, BENCH_NAME ": give --backends or --devices, not both\n");
         return -1;
@@ -388,6 +459,7 @@ int bench_options_parse(int argc, char **argv, struct bench_options *opts_p)
         .worker_fds = {-1, -1},
     };
     bool time_given = false, passes_given = false, iterations_given = false;
+    bool io_size_given = false, file_size_given = false;
     uint64_t v;
     int c;
 
@@ -401,9 +473,11 @@ int bench_options_parse(int argc, char **argv, struct bench_options *opts_p)
         case 's':
             rc = parse_size("io-size", optarg, &v);
             o.io_size = (size_t)v;
+            io_size_given = true;
             break;
         case 'f':
             rc = parse_size("file-size", optarg, &o.file_size);
+            file_size_given = true;
             break;
         case 't':
             rc = parse_count("threads", optarg, 1, 1024, &v);
@@ -476,6 +550,9 @@ int bench_options_parse(int argc, char **argv, struct bench_options *opts_p)
         case OPT_DEVICES:
             rc = parse_devices(optarg, &o);
             break;
+        case OPT_SWEEP:
+            rc = parse_sweep(optarg, &o);
+            break;
         case OPT_BACKEND_WORKER:
             rc = parse_worker_fds(optarg, o.worker_fds);
             break;
@@ -523,7 +600,9 @@ int bench_options_parse(int argc, char **argv, struct bench_options *opts_p)
     }
     if (!time_given && !passes_given && !iterations_given)
         o.time_s = 3;
-    if (check_combination(&o, time_given, passes_given) != 0)
+    if (o.n_sweep != 0)
+        sweep_file_size(&o, file_size_given);
+    if (check_combination(&o, time_given, passes_given, io_size_given) != 0)
         return -1;
     *opts_p = o;
     return 0;
@@ -538,5 +617,20 @@ const char *bench_size_text(uint64_t bytes, char *text, size_t len)
         unit++;
     }
     snprintf(text, len, "%llu %s", (unsigned long long)bytes, units[unit]);
+    return text;
+}
+
+const char *bench_size_short(uint64_t bytes, char *text, size_t len)
+{
+    static const char units[] = "KMGT";
+    unsigned unit = 0;
+    while (unit < 4 && bytes >= 1024 && bytes % 1024 == 0) {
+        bytes /= 1024;
+        unit++;
+    }
+    if (unit == 0)
+        snprintf(text, len, "%llu", (unsigned long long)bytes);
+    else
+        snprintf(text, len, "%llu%c", (unsigned long long)bytes, units[unit - 1]);
     return text;
 }

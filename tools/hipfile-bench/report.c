@@ -3,7 +3,7 @@
  * each method's figures and the library's ratio to every baseline, as text or as one JSON object
  * per workload. With --backends each library result names its backend and what the statistics
  * say served it; with --devices the run of all devices at once is set against the sum of the
- * single-device runs.
+ * single-device runs; the ceiling baseline says which configuration its calibration chose.
  */
 #include <dlfcn.h>
 #include <math.h>
@@ -217,6 +217,11 @@ static const struct bench_result *single_run_of(const struct bench_result *resul
     return NULL;
 }
 
+const char *bench_result_label(const struct bench_result *r, char *text, size_t len)
+{
+    return label(r, text, len);
+}
+
 static double group_gbps(const struct bench_group_result *g)
 {
     return g->seconds > 0 ? (double)g->bytes / g->seconds / 1e9 : 0;
@@ -323,6 +328,32 @@ static void print_multi_device(const struct bench_result *results, unsigned n)
     }
 }
 
+/* The ceiling's configuration and every one its calibration tried, with what each gave. */
+static void print_ceiling(const struct bench_result *results, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        const struct bench_result *r = &results[i];
+        char piece[32];
+        if (!r->is_ceiling || !r->ran)
+            continue;
+        printf("  ceiling: %u worker thread%s", r->threads, r->threads == 1 ? "" : "s");
+        if (r->threads != r->ceiling_threads_per_caller)
+            printf(" (%u per caller thread)", r->ceiling_threads_per_caller);
+        printf(", %s pieces; workers %s, caller %s; best of %u configurations tried %.1f s each "
+               "(threads x piece GB/s):",
+               bench_size_text(r->ceiling_piece_size, piece, sizeof(piece)),
+               r->ceiling_workers_spin ? "spin, then sleep" : "sleep",
+               r->ceiling_caller_spins ? "spins, then sleeps" : "sleeps", r->n_ceiling_trials,
+               r->ceiling_trial_s);
+        for (unsigned k = 0; k < r->n_ceiling_trials; k++) {
+            const struct bench_ceiling_trial *trial = &r->ceiling_trials[k];
+            printf("%s%ux%s %.3f", k % 5 == 0 ? "\n    " : ", ", trial->threads,
+                   bench_size_short(trial->piece_size, piece, sizeof(piece)), trial->gbps);
+        }
+        printf("\n");
+    }
+}
+
 static void print_text(const struct bench_ctx *ctx, const struct bench_env *env,
                        const struct bench_result *results, unsigned n)
 {
@@ -358,6 +389,7 @@ static void print_text(const struct bench_ctx *ctx, const struct bench_env *env,
     for (unsigned i = 0; i < n; i++)
         print_result_row(&results[i], width);
     print_ratios(results, n);
+    print_ceiling(results, n);
     print_served(results, n);
     print_multi_device(results, n);
     fflush(stdout);
@@ -387,6 +419,16 @@ static void json_number(double v)
         printf("%.6g", v);
     else
         printf("null");
+}
+
+void bench_json_string(const char *s)
+{
+    json_string(s);
+}
+
+void bench_json_number(double v)
+{
+    json_number(v);
 }
 
 static void json_key_string(const char *key, const char *value, bool comma)
@@ -503,6 +545,27 @@ static void json_devices(const struct bench_result *r)
     printf("]");
 }
 
+/* The ceiling's configuration and its calibration. */
+static void json_ceiling(const struct bench_result *r)
+{
+    if (!r->is_ceiling)
+        return;
+    printf(",\"ceiling\":{\"threads\":%u,\"threads_per_caller\":%u,\"piece_bytes\":%zu,"
+           "\"workers_spin\":%s,\"caller_spins\":%s,\"trial_seconds\":",
+           r->threads, r->ceiling_threads_per_caller, r->ceiling_piece_size,
+           r->ceiling_workers_spin ? "true" : "false", r->ceiling_caller_spins ? "true" : "false");
+    json_number(r->ceiling_trial_s);
+    printf(",\"trials\":[");
+    for (unsigned k = 0; k < r->n_ceiling_trials; k++) {
+        const struct bench_ceiling_trial *trial = &r->ceiling_trials[k];
+        printf("%s{\"threads\":%u,\"piece_bytes\":%zu,\"gbps\":", k ? "," : "", trial->threads,
+               trial->piece_size);
+        json_number(trial->gbps);
+        printf("}");
+    }
+    printf("]}");
+}
+
 static void json_result(const struct bench_result *r)
 {
     char name[80];
@@ -524,6 +587,7 @@ static void json_result(const struct bench_result *r)
     json_number(cpu_per_gb(r));
     json_served(r);
     json_devices(r);
+    json_ceiling(r);
     printf(",\"mismatches\":%llu,\"latency_us\":", (unsigned long long)r->mismatches);
     if (!r->has_latency) {
         printf("null}");
@@ -617,7 +681,7 @@ static void print_json(const struct bench_ctx *ctx, const struct bench_env *env,
     printf("],");
     json_ratios(results, n);
     json_multi_device(results, n);
-    printf(",\"ok\":%s}\n", failed ? "false" : "true");
+    printf(",\"ok\":%s}%s", failed ? "false" : "true", ctx->sweep != NULL ? "" : "\n");
     fflush(stdout);
 }
 
