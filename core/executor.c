@@ -6,7 +6,8 @@
  *
  * Hand-offs are spin-then-sleep: a request of a few MiB lasts about 100 us on a fast machine, and a
  * futex wake-up costs tens of microseconds per thread, woken one after another. So a few idle
- * workers (half the CPUs at most, none on small machines) poll for work for a short while before
+ * workers (one CPU fewer than the machine has at most, none on small machines) poll for work for
+ * a short while before
  * they sleep, a submitter wakes only as many sleepers as the spinners cannot cover, and a caller
  * waiting for its job's last task polls briefly too.
  */
@@ -207,8 +208,12 @@ static void workers_start_locked(void)
     int64_t wanted = hf_config_get_int("execution.max_io_threads");
     if (wanted < 1)
         wanted = 1;
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    spin_limit = cpus >= SPIN_MIN_CPUS ? (unsigned)(cpus / 2) : 0;
+    int64_t pollers = hf_setting_int(HF_SETTING_IDLE_POLLERS);
+    if (pollers < 0) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        pollers = cpus >= SPIN_MIN_CPUS ? cpus - 1 : 0;
+    }
+    spin_limit = (unsigned)pollers;
     if (spin_limit > wanted)
         spin_limit = (unsigned)wanted;
     pthread_attr_t attr;
@@ -239,6 +244,15 @@ unsigned hf_executor_width(void)
     unsigned width = worker_count + 1;
     pthread_mutex_unlock(&pool_lock);
     return width;
+}
+
+unsigned hf_executor_idle_pollers(void)
+{
+    pthread_mutex_lock(&pool_lock);
+    workers_start_locked();
+    unsigned pollers = spin_limit;
+    pthread_mutex_unlock(&pool_lock);
+    return pollers;
 }
 
 int hf_executor_run(unsigned n, void (*task)(void *arg, unsigned index), void *arg)

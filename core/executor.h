@@ -30,6 +30,12 @@ int hf_executor_submit(unsigned n, void (*task)(void *arg, unsigned index), void
  */
 unsigned hf_executor_withdraw(void (*task)(void *arg, unsigned index), const void *arg);
 
+/**
+ * How many idle workers may poll for work before they sleep (execution.idle_pollers, resolved).
+ * Starts the workers if needed.
+ */
+unsigned hf_executor_idle_pollers(void);
+
 /** Most tasks that run at once: workers + the caller. Starts the workers if needed. */
 unsigned hf_executor_width(void);
 

@@ -217,6 +217,10 @@ const struct hf_setting hf_settings[HF_SETTING_COUNT] = {
     [HF_SETTING_STREAM_PREPARE_AT_OPEN] = {BOOL_ROW("execution.stream_prepare_at_open", 1),
                                            .help = "make the current GPU's staging for async "
                                                    "I/O when the driver opens"},
+    [HF_SETTING_IDLE_POLLERS] = {INT_ROW("execution.idle_pollers", "threads", -1, -1, 1024),
+                                 .help = "idle workers that poll for work before sleeping; -1 = "
+                                         "one fewer than the CPUs on machines of 8 or more, "
+                                         "else none"},
     [HF_SETTING_PROFILE_STATS] = {INT_ROW("profile.stats", "", 1, 0, 3),
                                   SIZE_PARAM(hipFileParamProfileStats),
                                   .env = "HIPFILE_STATS_LEVEL", .live = true,

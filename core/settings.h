@@ -53,6 +53,7 @@ enum hf_setting_id {
     HF_SETTING_MIN_IO_THRESHOLD_SIZE_KB,      /**< execution.min_io_threshold_size_kb */
     HF_SETTING_MAX_REQUEST_PARALLELISM,       /**< execution.max_request_parallelism */
     HF_SETTING_STREAM_PREPARE_AT_OPEN,        /**< execution.stream_prepare_at_open */
+    HF_SETTING_IDLE_POLLERS,                  /**< execution.idle_pollers */
     HF_SETTING_PROFILE_STATS,                 /**< profile.stats */
     HF_SETTING_PROFILE_NVTX,                  /**< profile.nvtx */
     HF_SETTING_PROFILE_STATS_REPORT,          /**< profile.stats_report */

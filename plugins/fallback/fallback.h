@@ -35,13 +35,14 @@ struct fallback_settings {
     int direct_io;               /**< enum fallback_direct_io */
     bool bounce_host_accessible; /**< stage device memory even when the CPU can address it */
     bool pipeline_reads;         /**< staged reads run as one pipeline (fallback_pipeline.c) */
+    size_t pipeline_max;         /**< larger staged reads run in lanes; 0 = no limit */
     size_t pipeline_piece;       /**< bytes per file read of a pipeline; 0 = chosen per request */
     size_t pipeline_block;       /**< bytes per GPU copy of a pipeline; 0 = chosen per request */
 };
 
 /** Smallest and largest pieces a pipeline reads the file in, and its smallest copy. */
 #define FALLBACK_PIPELINE_PIECE_MIN ((size_t)64 * 1024)
-#define FALLBACK_PIPELINE_PIECE_MAX ((size_t)2 * 1024 * 1024)
+#define FALLBACK_PIPELINE_PIECE_MAX ((size_t)1024 * 1024)
 #define FALLBACK_PIPELINE_BLOCK_MIN ((size_t)256 * 1024)
 
 /** The core's settings one request follows, read as it starts (fallback_settings.c). */

@@ -12,12 +12,16 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "common/device_switch.h"
 #include "fallback.h"
 
-/* Slots (two buffers each) one request takes: a 32 MiB ring with 4 MiB chunks. */
-#define PIPE_SLOTS_MAX 4
+/* Slots (two buffers each) one request takes: a 64 MiB ring with 4 MiB chunks. */
+#define PIPE_SLOTS_MAX 8
 #define PIPE_BUFFERS_MAX (PIPE_SLOTS_MAX * HF_STAGING_SLOT_BUFFERS)
 /* A block's pieces are tracked in one 64-bit mask; a buffer holds at most 32 blocks. */
 #define PIPE_PIECES_PER_BLOCK_MAX 64
@@ -26,6 +30,13 @@
 /* Request byte 0 sits this far into the first buffer: its offset within a page, so page-aligned
  * file offsets land on page-aligned staging addresses, as O_DIRECT needs. */
 #define PIPE_PAGE 4096
+/* Polls before a waiting thread sleeps or yields: some tens of microseconds. */
+#define PIPE_SPINS 4096
+/*
+ * With more readers than this the copier only copies: a piece it read would hold back the copies
+ * of every block that became whole meanwhile.
+ */
+#define PIPE_COPIER_READS_MAX_LANES 4
 
 struct pipe {
     struct fallback_io *io;
@@ -47,11 +58,14 @@ struct pipe {
     unsigned lanes;                            /* tasks serving the request */
     atomic_uint cannot_copy;                   /* tasks that could not make the GPU current */
     atomic_bool copier_taken;                  /* a task took the copier's role */
-    atomic_bool copier_done; /* the copier left: nothing is read for it any more */
-    atomic_size_t short_pos; /* lowest position where the bytes stop; SIZE_MAX */
-    pthread_mutex_t lock;    /* orders the short record's writers */
-    ssize_t short_error;     /* -errno when the bytes stop on a failure */
-    int short_gpu_error;     /* the runtime's code for -HF_EGPU */
+    atomic_bool copier_done;   /* the copier left: nothing is read for it any more */
+    _Atomic uint32_t ring_seq; /* bumped whenever piece_limit moves, and at the end */
+    atomic_uint ring_sleepers; /* readers asleep on ring_seq */
+    atomic_uint readers;       /* tasks reading now (other than the copier) */
+    atomic_size_t short_pos;   /* lowest position where the bytes stop; SIZE_MAX */
+    pthread_mutex_t lock;      /* orders the short record's writers */
+    ssize_t short_error;       /* -errno when the bytes stop on a failure */
+    int short_gpu_error;       /* the runtime's code for -HF_EGPU */
     struct hf_staging_slot *slots[PIPE_SLOTS_MAX];
     unsigned slot_count;
 };
@@ -70,11 +84,41 @@ static inline void cpu_relax(void)
 #endif
 }
 
-/* A waiting thread polls for a while, then yields its CPU: readers wait on each other's progress.
+/*
+ * A reader waiting for the ring polls briefly, then sleeps until the copier frees a buffer or
+ * ends: a dozen readers yielding in a loop would take the CPU from the copier they wait for.
  */
+static void pipe_wait_for_ring(struct pipe *p, unsigned *spins_inout)
+{
+    if (++*spins_inout < PIPE_SPINS) {
+        cpu_relax();
+        return;
+    }
+    uint32_t seen = atomic_load_explicit(&p->ring_seq, memory_order_seq_cst);
+    atomic_fetch_add_explicit(&p->ring_sleepers, 1, memory_order_seq_cst);
+    /* Checked again after announcing the sleep: the copier bumps ring_seq, then looks. */
+    if (atomic_load_explicit(&p->next_piece, memory_order_seq_cst) >=
+            atomic_load_explicit(&p->piece_limit, memory_order_seq_cst) &&
+        !atomic_load_explicit(&p->copier_done, memory_order_seq_cst) &&
+        atomic_load_explicit(&p->copier_taken, memory_order_seq_cst)) {
+        struct timespec timeout = {.tv_sec = 0, .tv_nsec = 2000000};
+        syscall(SYS_futex, &p->ring_seq, FUTEX_WAIT_PRIVATE, seen, &timeout, NULL, 0);
+    }
+    atomic_fetch_sub_explicit(&p->ring_sleepers, 1, memory_order_relaxed);
+}
+
+/* Wake the readers asleep in pipe_wait_for_ring: the ring moved or the request ended. */
+static void pipe_ring_moved(struct pipe *p)
+{
+    atomic_fetch_add_explicit(&p->ring_seq, 1, memory_order_seq_cst);
+    if (atomic_load_explicit(&p->ring_sleepers, memory_order_seq_cst) > 0)
+        syscall(SYS_futex, &p->ring_seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+/* The copier, waiting for a block to be read, polls, yielding now and then. */
 static void pipe_pause(unsigned *spins_inout)
 {
-    if (++*spins_inout < 2048)
+    if (++*spins_inout % PIPE_SPINS != 0)
         cpu_relax();
     else
         sched_yield();
@@ -163,6 +207,7 @@ static bool pipe_try_copy(struct pipe *p, bool *cannot_copy_inout)
         if (atomic_fetch_add(&p->cannot_copy, 1) + 1 == p->lanes) {
             pipe_note_short(p, p->skew, -HF_EGPU, gpu_error);
             atomic_store_explicit(&p->copier_done, true, memory_order_release);
+            pipe_ring_moved(p);
         }
         atomic_store_explicit(&p->copier_taken, false, memory_order_release);
         return false;
@@ -179,9 +224,18 @@ static void pipe_reader(struct pipe *p)
 {
     unsigned spins = 0;
     bool cannot_copy = false;
+    if (pipe_try_copy(p, &cannot_copy))
+        return;
+    /* Counted while reading, so a copier with nobody else reading reads too (the workers may all
+     * be busy with other requests). */
+    atomic_fetch_add_explicit(&p->readers, 1, memory_order_relaxed);
     for (;;) {
-        if (pipe_try_copy(p, &cannot_copy))
-            return;
+        if (!cannot_copy && !atomic_load_explicit(&p->copier_taken, memory_order_acquire)) {
+            atomic_fetch_sub_explicit(&p->readers, 1, memory_order_relaxed);
+            if (pipe_try_copy(p, &cannot_copy))
+                return;
+            atomic_fetch_add_explicit(&p->readers, 1, memory_order_relaxed);
+        }
         size_t index;
         bool blocked;
         if (pipe_claim(p, &index, &blocked)) {
@@ -190,12 +244,16 @@ static void pipe_reader(struct pipe *p)
         } else if (blocked || !atomic_load_explicit(&p->copier_taken, memory_order_acquire)) {
             /* Without a copier, nothing frees the ring or ends the request: stay to take over. */
             if (atomic_load_explicit(&p->copier_done, memory_order_acquire))
-                return;
-            pipe_pause(&spins);
+                break;
+            if (blocked)
+                pipe_wait_for_ring(p, &spins);
+            else
+                pipe_pause(&spins);
         } else {
-            return;
+            break;
         }
     }
+    atomic_fetch_sub_explicit(&p->readers, 1, memory_order_relaxed);
 }
 
 /*
@@ -282,12 +340,15 @@ static void pipe_copier(struct pipe *p)
                 &p->piece_limit,
                 min_size((confirmed + p->ring_blocks) * p->pieces_per_block, p->pieces),
                 memory_order_release);
+            pipe_ring_moved(p);
             continue;
         }
-        /* Nothing to queue yet: read a piece rather than wait for one. */
+        /* Nothing to queue yet: with few readers, read a piece rather than wait for one. */
         size_t index;
         bool blocked;
-        if (pipe_claim(p, &index, &blocked)) {
+        bool reads = p->lanes <= PIPE_COPIER_READS_MAX_LANES ||
+                     atomic_load_explicit(&p->readers, memory_order_relaxed) == 0;
+        if (reads && pipe_claim(p, &index, &blocked)) {
             pipe_read_piece(p, index);
             spins = 0;
         } else {
@@ -295,6 +356,7 @@ static void pipe_copier(struct pipe *p)
         }
     }
     atomic_store_explicit(&p->copier_done, true, memory_order_release);
+    pipe_ring_moved(p);
     /* The request's bytes count once their copies completed. */
     for (unsigned b = 0; b < p->buffers; b++) {
         if (!pending[b])
@@ -378,7 +440,7 @@ static void pipe_plan(struct pipe *p, unsigned lanes)
 
 /*
  * Take the first slot (waiting for one), then more, if free now: as many as the request fills, up
- * to one per four readers, so the readers never wait on the ring for long while copies run.
+ * to one per two readers, so the readers never wait on the ring for long while copies run.
  */
 static int pipe_take_slots(struct pipe *p, unsigned lanes, int *gpu_error_p)
 {
@@ -389,8 +451,8 @@ static int pipe_take_slots(struct pipe *p, unsigned lanes, int *gpu_error_p)
     p->slot_count = 1;
     size_t per_slot = p->buf_size * HF_STAGING_SLOT_BUFFERS;
     size_t wanted = (p->span + per_slot - 1) / per_slot;
-    if (wanted > (lanes + 3) / 4)
-        wanted = (lanes + 3) / 4;
+    if (wanted > (lanes + 1) / 2)
+        wanted = (lanes + 1) / 2;
     while (p->slot_count < wanted && p->slot_count < PIPE_SLOTS_MAX) {
         int unused = 0;
         if (hf_staging_pool_try_take(pool, &p->slots[p->slot_count], &unused) < 0)

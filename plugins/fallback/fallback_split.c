@@ -195,7 +195,8 @@ ssize_t hf_fallback_transfer(struct fallback *fb, const struct hf_io_request *re
     if (width > lim.max_pieces)
         width = lim.max_pieces;
     ssize_t result;
-    if (io.staged && io.op == HF_IO_READ && fb->set.pipeline_reads) {
+    if (io.staged && io.op == HF_IO_READ && fb->set.pipeline_reads &&
+        (fb->set.pipeline_max == 0 || io.size <= fb->set.pipeline_max)) {
         /* The pipeline's readers need no slot each: every worker may read. */
         int gpu_error = 0;
         result = hf_fallback_pipeline_read(&io, width, &gpu_error);

@@ -10,12 +10,17 @@ import time
 
 
 def loaded_libcufile():
+    """Every libcufile mapped, and whether hipfile's core is: with ours preloaded, torch's own
+    copy may be mapped too, but the calls resolve to the first (ours), which loads the core."""
+    found = []
+    core = False
     with open("/proc/self/maps", encoding="utf-8") as maps:
         for line in maps:
             path = line.split()[-1]
-            if "libcufile.so" in path:
-                return os.path.realpath(path)
-    return "none"
+            if "libcufile.so" in path and os.path.realpath(path) not in found:
+                found.append(os.path.realpath(path))
+            core = core or "libhipfile.so" in path
+    return (", ".join(found) or "none") + ("; hipfile core loaded" if core else "; no hipfile core")
 
 
 def main():

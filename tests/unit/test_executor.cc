@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <condition_variable>
@@ -16,7 +17,10 @@
 #include <thread>
 #include <vector>
 
+#include <unistd.h>
+
 extern "C" {
+#include "config.h"
 #include "executor.h"
 }
 
@@ -42,7 +46,34 @@ void CountTask(void *arg, unsigned index)
     c->running--;
 }
 
+/* The configuration the workers start with: HIPFILE_CONFIG's, loaded before any test runs. */
+class ConfigEnvironment : public ::testing::Environment
+{
+  public:
+    void SetUp() override
+    {
+        ASSERT_EQ(hf_config_load(), 0);
+    }
+};
+const ::testing::Environment *const config_environment =
+    ::testing::AddGlobalTestEnvironment(new ConfigEnvironment);
+
 } // namespace
+
+/*
+ * The suite runs twice: with the automatic count (no pollers on small machines) and with four
+ * pollers forced by its own config file, so both hand-offs are exercised everywhere.
+ */
+TEST(Executor, IdlePollersFollowTheSetting)
+{
+    int64_t want = hf_setting_int(HF_SETTING_IDLE_POLLERS);
+    if (want < 0) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        want = cpus >= 8 ? cpus - 1 : 0;
+    }
+    int64_t workers = static_cast<int64_t>(hf_executor_width()) - 1;
+    EXPECT_EQ(static_cast<int64_t>(hf_executor_idle_pollers()), std::min(want, workers));
+}
 
 TEST(Executor, EveryIndexRunsExactlyOnce)
 {
