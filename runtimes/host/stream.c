@@ -79,11 +79,31 @@ static hipError_t stream_acquire(hipStream_t stream, struct ihipStream_t **s_p)
     return hipSuccess;
 }
 
+/*
+ * A copy of one aligned 4- or 8-byte word is stored as one atomic word: programs release a stream
+ * waiting on a word (hipStreamWaitValue) by copying the new value in with hipMemcpy, as AMD's
+ * tests do, and a GPU's stores of a word are single transactions that the waiter never sees torn.
+ */
+static void copy_run(void *dst, const void *src, size_t size)
+{
+    if (size == sizeof(uint64_t) && (uintptr_t)dst % sizeof(uint64_t) == 0) {
+        uint64_t word;
+        memcpy(&word, src, sizeof(word));
+        __atomic_store_n((uint64_t *)dst, word, __ATOMIC_RELEASE);
+    } else if (size == sizeof(uint32_t) && (uintptr_t)dst % sizeof(uint32_t) == 0) {
+        uint32_t word;
+        memcpy(&word, src, sizeof(word));
+        __atomic_store_n((uint32_t *)dst, word, __ATOMIC_RELEASE);
+    } else {
+        memmove(dst, src, size);
+    }
+}
+
 static void op_run(const struct hf_host_op *op, hipStream_t stream)
 {
     switch (op->kind) {
     case HF_OP_COPY:
-        memmove(op->u.copy.dst, op->u.copy.src, op->u.copy.size);
+        copy_run(op->u.copy.dst, op->u.copy.src, op->u.copy.size);
         hf_host_memory_changed();
         break;
     case HF_OP_MEMSET:
