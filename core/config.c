@@ -1,7 +1,8 @@
 /*
  * Loading the configuration: built-in defaults, then the libconfig file, then the environment,
- * each value checked against the table in settings.c, handed to config_store.c to publish. A load
- * that fails anywhere publishes nothing.
+ * each value checked against the table in settings.c and recorded with where it came from, handed
+ * to config_store.c to publish. A load that fails anywhere publishes nothing, and says whether the
+ * file or a variable was at fault.
  */
 #include "config.h"
 
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "config_store.h"
 #include "install_paths.h"
@@ -28,6 +30,7 @@
 #define SYSTEM_CONFIG_PATH "/etc/hipfile.conf"
 
 static _Atomic(const char *) last_path;
+static _Atomic(const char *) last_failure;
 static atomic_bool env_assume_secure;
 static atomic_bool load_done;
 static atomic_int load_result;
@@ -63,6 +66,14 @@ const char *hf_env_get(const char *name)
 void hf_env_assume_secure(bool on)
 {
     atomic_store(&env_assume_secure, on);
+}
+
+/* Record what a failing load failed on (a kept string, so readers may hold it). Lock held. */
+static void failure_set(const char *what, const char *name)
+{
+    char text[PATH_MAX + 64];
+    snprintf(text, sizeof(text), "%s %s", what, name);
+    atomic_store(&last_failure, hf_config_keep_string(text));
 }
 
 /* ---- the config file ----------------------------------------------------------------------- */
@@ -167,8 +178,18 @@ static int stage_priority_map(const struct hf_setting *s, const config_setting_t
     return 0;
 }
 
-static int stage_from_file(struct hf_config_staged *st, struct hf_config_state *state,
-                           const struct hf_setting *s, const config_setting_t *cs)
+/* The value of @p s now comes from the file, at @p cs. */
+static void origin_file(struct hf_config_staged *st, const struct hf_config_state *state,
+                        const struct hf_setting *s, const config_setting_t *cs)
+{
+    enum hf_setting_id id = s->view != HF_VIEW_NONE ? HF_SETTING_COMPAT_MODE : hf_setting_id_of(s);
+    struct hf_config_where w;
+    st->origin[id] = HF_ORIGIN_FILE;
+    st->origin_where[id] = hf_config_keep_string(hf_config_where(cs, state, &w));
+}
+
+static int stage_value_from_file(struct hf_config_staged *st, struct hf_config_state *state,
+                                 const struct hf_setting *s, const config_setting_t *cs)
 {
     enum hf_setting_id id = hf_setting_id_of(s);
     int type = config_setting_type(cs);
@@ -226,6 +247,28 @@ static int stage_from_file(struct hf_config_staged *st, struct hf_config_state *
     return -EINVAL;
 }
 
+static int stage_from_file(struct hf_config_staged *st, struct hf_config_state *state,
+                           const struct hf_setting *s, const config_setting_t *cs)
+{
+    int rc = stage_value_from_file(st, state, s, cs);
+    if (rc == 0)
+        origin_file(st, state, s, cs);
+    return rc;
+}
+
+/* "; did you mean <key>?" for an unknown @p key close to a key of the table, into @p buf. */
+static const char *key_hint(const char *key, char *buf, size_t size)
+{
+    const char *keys[HF_SETTING_COUNT];
+    for (size_t i = 0; i < HF_SETTING_COUNT; i++)
+        keys[i] = hf_settings[i].key;
+    const char *close = hf_config_suggest(key, keys, HF_SETTING_COUNT);
+    if (close == NULL)
+        return "";
+    snprintf(buf, size, "; did you mean %s?", close);
+    return buf;
+}
+
 /* Apply every table key inside @p group; other keys are warned about (@p strict) or kept. */
 static int stage_group(struct hf_config_staged *st, struct hf_config_state *state,
                        const config_setting_t *group, const char *prefix, bool strict)
@@ -242,8 +285,11 @@ static int stage_group(struct hf_config_staged *st, struct hf_config_state *stat
             rc = stage_from_file(st, state, s, cs);
         else if (config_setting_is_group(cs) && hf_setting_is_group(key))
             rc = stage_group(st, state, cs, key, strict);
-        else if (strict)
-            hf_warn("%s: unknown key %s ignored", hf_config_where(cs, state, &w), key);
+        else if (strict) {
+            char hint[HF_SETTING_KEY_MAX + 32];
+            hf_warn("%s: unknown key %s ignored%s", hf_config_where(cs, state, &w), key,
+                    key_hint(key, hint, sizeof(hint)));
+        }
         if (rc < 0)
             return rc;
     }
@@ -277,14 +323,54 @@ static int stage_root(struct hf_config_staged *st, struct hf_config_state *state
     return 0;
 }
 
+/* @p a and @p b name the same directory (both exist). */
+static bool same_directory(const char *a, const char *b)
+{
+    char real_a[PATH_MAX];
+    char real_b[PATH_MAX];
+    return a != NULL && b != NULL && realpath(a, real_a) != NULL && realpath(b, real_b) != NULL &&
+           strcmp(real_a, real_b) == 0;
+}
+
+/*
+ * Whether this core runs from the build tree it was built in: libhipfile.so.0 in the build's lib
+ * directory, or a program with the core linked in (hipfile-check) in its bin directory. The build
+ * tree is then the installation, and its own file is the build's hipfile.conf, which names the
+ * plugins just built: what was built runs as built, with no variable to set.
+ */
+static bool running_from_build_tree(void)
+{
+#if defined(HF_BUILD_LIBDIR) && defined(HF_BUILD_BINDIR) && defined(HF_BUILD_CONFIG)
+    const char *libdir = hf_install_libdir();
+    if (libdir != NULL)
+        return same_directory(libdir, HF_BUILD_LIBDIR);
+    /* A program whose bin-to-lib relation is the installed one (lib/<multiarch>), not the build's.
+     */
+    char exe[PATH_MAX];
+    if (realpath("/proc/self/exe", exe) == NULL)
+        return false;
+    char *slash = strrchr(exe, '/');
+    if (slash == NULL)
+        return false;
+    *slash = '\0';
+    return same_directory(exe, HF_BUILD_BINDIR);
+#else
+    return false;
+#endif
+}
+
 /*
  * The installation's own file first, so an install under any prefix (or a moved one) reads the file
- * installed with it; then the system-wide /etc/hipfile.conf, which is also the own file of an
- * installation configured for the prefix /usr.
+ * installed with it, and the build tree reads its own; then the system-wide /etc/hipfile.conf,
+ * which is also the own file of an installation configured for the prefix /usr.
  */
 static void search_path_find(void)
 {
     const char *own = hf_install_config_path();
+#ifdef HF_BUILD_CONFIG
+    if (running_from_build_tree())
+        own = HF_BUILD_CONFIG;
+#endif
     size_t n = 0;
     search_path[n++] = own != NULL ? own : HF_DEFAULT_CONFIG_PATH;
     if (strcmp(search_path[0], SYSTEM_CONFIG_PATH) != 0)
@@ -320,6 +406,7 @@ static int stage_file(struct hf_config_staged *st, struct hf_config_state *state
         if (env[0] != '/') {
             /* The current directory is whatever the program happened to start in. */
             atomic_store(&last_path, NULL);
+            failure_set("the environment variable", "HIPFILE_CONFIG");
             hf_error("HIPFILE_CONFIG=\"%s\" is a relative path; give the config file's absolute "
                      "path",
                      env);
@@ -333,11 +420,19 @@ static int stage_file(struct hf_config_staged *st, struct hf_config_state *state
         int err = errno;
         if (err == ENOENT) {
             atomic_store(&last_path, NULL);
-            hf_info("no config file at %s%s%s; using built-in defaults", paths[0],
-                    paths[1] != NULL ? " or " : "", paths[1] != NULL ? paths[1] : "");
+            /* A file the user named and that is not there is a mistake; a default file need not
+             * exist. */
+            if (paths == from_env)
+                hf_warn("HIPFILE_CONFIG names %s, which does not exist; using built-in defaults "
+                        "(unset HIPFILE_CONFIG to read the default file, or correct the path)",
+                        env);
+            else
+                hf_info("no config file at %s%s%s; using built-in defaults", paths[0],
+                        paths[1] != NULL ? " or " : "", paths[1] != NULL ? paths[1] : "");
             return 0;
         }
         atomic_store(&last_path, hf_config_keep_string(path));
+        failure_set("the config file", path);
         hf_error("cannot open config file %s: %s", path, strerror(err));
         return -err;
     }
@@ -374,7 +469,11 @@ static int stage_file(struct hf_config_staged *st, struct hf_config_state *state
     }
     state->parsed = true;
     rc = stage_root(st, state);
+    if (rc == 0)
+        rc = hf_config_plugin_keys_collect(state);
 out_close:
+    if (rc < 0)
+        failure_set("the config file", path);
     fclose(fp);
     return rc;
 }
@@ -384,6 +483,7 @@ out_close:
 static int env_error(const struct hf_setting *s, const char *value)
 {
     char allowed[256];
+    failure_set("the environment variable", s->env);
     hf_error("environment %s=\"%s\" is not valid for %s; expected %s", s->env, value, s->key,
              hf_setting_describe(s, allowed, sizeof(allowed)));
     return -EINVAL;
@@ -455,6 +555,7 @@ static int stage_from_env(struct hf_config_staged *st, struct hf_config_state *s
         if (!hf_setting_string_ok(s, value))
             return env_error(s, value);
         if (hf_setting_path_is_relative(s, value)) {
+            failure_set("the environment variable", s->env);
             hf_error("environment %s=\"%s\" is a relative path; %s needs an absolute one", s->env,
                      value, s->key);
             return -EINVAL;
@@ -487,6 +588,10 @@ static int stage_env(struct hf_config_staged *st, struct hf_config_state *state)
         int rc = stage_from_env(st, state, s, value);
         if (rc < 0)
             return rc;
+        enum hf_setting_id id =
+            s->view != HF_VIEW_NONE ? HF_SETTING_COMPAT_MODE : hf_setting_id_of(s);
+        st->origin[id] = HF_ORIGIN_ENV;
+        st->origin_where[id] = s->env;
     }
     const char *allow = hf_env_get("HIPFILE_ALLOW_COMPAT_MODE");
     const char *force = hf_env_get("HIPFILE_FORCE_COMPAT_MODE");
@@ -503,6 +608,7 @@ static int stage_env(struct hf_config_staged *st, struct hf_config_state *state)
 static void state_discard(struct hf_config_state *state)
 {
     config_destroy(&state->cfg);
+    free(state->plugin_keys);
     free(state->enable);
     free(state->priority_name);
     free(state->priority_value);
@@ -511,7 +617,11 @@ static void state_discard(struct hf_config_state *state)
 
 int hf_config_load(void)
 {
+    /* The load sets the log level: its own lines wait for it, so log.level = "debug" (or
+     * HIPFILE_LOG_LEVEL=info) shows what the load said about the file. */
+    hf_log_hold();
     hf_config_store_lock();
+    atomic_store(&last_failure, NULL);
     int rc;
     struct hf_config_staged st;
     hf_config_stage_defaults(&st);
@@ -535,6 +645,7 @@ out_unlock:
     atomic_store(&load_result, rc);
     atomic_store(&load_done, true);
     hf_config_store_unlock();
+    hf_log_release();
     return rc;
 }
 
@@ -557,6 +668,7 @@ void hf_config_reset(void)
     hf_config_store_forget_overrides();
     hf_config_store_publish(&st, NULL);
     atomic_store(&last_path, NULL);
+    atomic_store(&last_failure, NULL);
     atomic_store(&load_done, false);
     atomic_store(&load_result, 0);
     hf_config_store_unlock();
@@ -566,4 +678,9 @@ void hf_config_reset(void)
 const char *hf_config_path(void)
 {
     return atomic_load(&last_path);
+}
+
+const char *hf_config_failure(void)
+{
+    return atomic_load(&last_failure);
 }

@@ -2,7 +2,8 @@
  * Settings: one table of every key (core/settings.h), fed in order by built-in defaults, the config
  * file (libconfig), the environment and the parameter API. Top-level groups that are not the
  * core's own (log, gpu, plugins, properties, execution, profile, fs) belong to the plugin of that
- * name and are kept as parsed so backends can look up their own knobs.
+ * name and are kept as parsed so backends can look up their own knobs; once the plugins are loaded,
+ * keys no plugin read and groups no plugin owns are reported (hf_config_warn_unused).
  *
  * Reads never block: values are atomics, and every string handed out (setting values, plugin
  * group strings, the config path) stays valid for the life of the process, so I/O threads may read
@@ -17,16 +18,61 @@
 
 #include "settings.h"
 
+/** Where a setting's value came from. */
+enum hf_setting_origin {
+    HF_ORIGIN_DEFAULT = 0, /**< the built-in default (or the installation's plugin directory) */
+    HF_ORIGIN_FILE,        /**< the config file */
+    HF_ORIGIN_ENV,         /**< an environment variable */
+    HF_ORIGIN_API,         /**< the parameter API */
+};
+
 /**
  * Load defaults, then the config file (HIPFILE_CONFIG, which must be absolute, else the first of
  * hf_config_search_path that exists; missing = defaults; relative paths inside resolve against its
  * directory), then environment overrides, then re-apply every value set through the parameter API
  * (those always win, so a program may set parameters before the driver opens). Applies log.level
- * and log.file/log.dir to the log. On failure nothing changes. Returns 0, or -EINVAL for a
- * malformed file or a bad value in the file or environment (one error line naming file and line, or
- * the variable), or another -errno when the file exists but cannot be read.
+ * and log.file/log.dir to the log; the lines the load itself logs follow the level it sets (a
+ * missing HIPFILE_CONFIG file is a warning, a missing default file an info line). On failure
+ * nothing changes. Returns 0, or -EINVAL for a malformed file or a bad value in the file or
+ * environment (one error line naming file and line, or the variable), or another -errno when the
+ * file exists but cannot be read.
  */
 int hf_config_load(void);
+
+/**
+ * What the last failed hf_config_load failed on, for the line that reports the failure: "the
+ * environment variable HIPFILE_LOG_LEVEL", "the config file /etc/hipfile.conf", or NULL after a
+ * load that succeeded.
+ */
+const char *hf_config_failure(void);
+
+/**
+ * Where the value of setting @p id came from. *where_p (may be NULL) gets "<file>:<line>" for
+ * HF_ORIGIN_FILE, the variable's name for HF_ORIGIN_ENV, NULL otherwise. The compat views report
+ * properties.compat_mode's origin.
+ */
+enum hf_setting_origin hf_setting_origin(enum hf_setting_id id, const char **where_p);
+
+/**
+ * Where setting @p id came from, in words for a message, in @p buf: "HIPFILE_PLUGIN_DIR",
+ * "plugins.directory at /etc/hipfile.conf:12", "the parameter API" or "the built-in default".
+ */
+const char *hf_setting_origin_text(enum hf_setting_id id, char *buf, size_t size);
+
+/** What the loader found of one plugin, for hf_config_warn_unused. */
+struct hf_config_plugin {
+    const char *name; /**< the name its manifest declares */
+    bool initialised; /**< its init ran and returned 0, so it has read its keys */
+};
+
+/**
+ * Once the plugins are loaded (@p plugins: every valid manifest of plugin directory @p dir), warn
+ * with file and line about: each top-level group of the file that is neither a core group nor
+ * the name of one of @p plugins; each key of an initialised plugin's group that the plugin never
+ * read (plugins read their keys in init); each name in plugins.enable that none of @p plugins
+ * has. Runs once per published configuration.
+ */
+void hf_config_warn_unused(const struct hf_config_plugin *plugins, size_t count, const char *dir);
 
 /** hf_config_load once per process: later calls return the first result without reloading. */
 int hf_config_ensure_loaded(void);
@@ -86,6 +132,8 @@ int hf_setting_set_bool(enum hf_setting_id id, bool value);
  */
 int hf_setting_set_string(enum hf_setting_id id, const char *value);
 
+/** plugins.enable as loaded (file or HIPFILE_PLUGINS) into *names_p; 0 entries = every plugin. */
+size_t hf_config_plugin_enable_list(const char *const **names_p);
 /** Whether plugin @p name may be opened (plugins.enable; absent or empty list = all). */
 bool hf_config_plugin_enabled(const char *name);
 /** Configured priority of plugin @p name (plugins.priority.<name>); -ENOENT when not set. */

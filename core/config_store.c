@@ -1,7 +1,8 @@
 /*
- * The settings readers see: atomics per setting, the published file for plugin groups, and the
- * values the parameter API set, which every later load re-applies. Writers serialise on one mutex;
- * nothing a reader was handed is ever freed, so reads never lock.
+ * The settings readers see: atomics per setting with where each value came from, the published
+ * file for plugin groups (with a mark on every plugin key a look-up found, so the keys no plugin
+ * read can be reported), and the values the parameter API set, which every later load re-applies.
+ * Writers serialise on one mutex; nothing a reader was handed is ever freed, so reads never lock.
  */
 #include "config_store.h"
 
@@ -31,6 +32,8 @@ struct kept_string {
 
 static _Atomic int64_t slot_num[HF_SETTING_COUNT];
 static _Atomic(const char *) slot_text[HF_SETTING_COUNT];
+static _Atomic int slot_origin[HF_SETTING_COUNT];
+static _Atomic(const char *) slot_origin_where[HF_SETTING_COUNT];
 static _Atomic(struct hf_config_state *) current_state;
 static pthread_once_t slots_once = PTHREAD_ONCE_INIT;
 
@@ -75,6 +78,8 @@ void hf_config_stage_defaults(struct hf_config_staged *st)
     for (size_t i = 0; i < HF_SETTING_COUNT; i++) {
         st->num[i] = hf_settings[i].default_int;
         st->text[i] = hf_settings[i].default_string;
+        st->origin[i] = HF_ORIGIN_DEFAULT;
+        st->origin_where[i] = NULL;
     }
     /*
      * The plugins installed with this library, wherever it was installed or moved to; the table's
@@ -88,6 +93,8 @@ void hf_config_stage_defaults(struct hf_config_staged *st)
 static void slots_store(const struct hf_config_staged *st)
 {
     for (size_t i = 0; i < HF_SETTING_COUNT; i++) {
+        atomic_store(&slot_origin[i], (int)st->origin[i]);
+        atomic_store(&slot_origin_where[i], st->origin_where[i]);
         if (!is_stored(&hf_settings[i]))
             continue;
         atomic_store(&slot_num[i], st->num[i]);
@@ -202,6 +209,8 @@ void hf_config_store_publish(struct hf_config_staged *st, struct hf_config_state
         if (overrides[i].set) {
             st->num[i] = overrides[i].num;
             st->text[i] = overrides[i].text;
+            st->origin[i] = HF_ORIGIN_API;
+            st->origin_where[i] = NULL;
         }
     }
     slots_store(st);
@@ -258,18 +267,83 @@ enum hf_compat_mode hf_config_compat_mode(void)
     return (enum hf_compat_mode)hf_setting_int(HF_SETTING_COMPAT_MODE);
 }
 
+enum hf_setting_origin hf_setting_origin(enum hf_setting_id id, const char **where_p)
+{
+    if (where_p != NULL)
+        *where_p = NULL;
+    if ((unsigned)id >= HF_SETTING_COUNT)
+        return HF_ORIGIN_DEFAULT;
+    slots_init();
+    if (hf_settings[id].view != HF_VIEW_NONE)
+        id = HF_SETTING_COMPAT_MODE;
+    if (where_p != NULL)
+        *where_p = atomic_load(&slot_origin_where[id]);
+    return (enum hf_setting_origin)atomic_load(&slot_origin[id]);
+}
+
+const char *hf_setting_origin_text(enum hf_setting_id id, char *buf, size_t size)
+{
+    const char *where;
+    switch (hf_setting_origin(id, &where)) {
+    case HF_ORIGIN_FILE:
+        snprintf(buf, size, "%s at %s", hf_settings[id].key, where != NULL ? where : "?");
+        break;
+    case HF_ORIGIN_ENV:
+        snprintf(buf, size, "%s", where != NULL ? where : "the environment");
+        break;
+    case HF_ORIGIN_API:
+        snprintf(buf, size, "the parameter API");
+        break;
+    default:
+        snprintf(buf, size, "the built-in default");
+        break;
+    }
+    return buf;
+}
+
+/* Misses are recorded from any thread that looks a key up, until the check has run. */
+static pthread_mutex_t misses_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Remember that @p plugin looked for @p key and found nothing: what a misspelling was meant as. */
+static void miss_record(struct hf_config_state *state, const char *plugin, const char *key)
+{
+    char dotted[HF_SETTING_KEY_MAX];
+    if (snprintf(dotted, sizeof(dotted), "%s.%s", plugin, key) >= (int)sizeof(dotted))
+        return;
+    pthread_mutex_lock(&misses_lock);
+    bool known = atomic_load(&state->checked) || state->miss_count >= HF_CONFIG_MISSES_MAX;
+    for (size_t i = 0; !known && i < state->miss_count; i++)
+        known = strcmp(state->misses[i], dotted) == 0;
+    if (!known) {
+        char *copy = strdup(dotted);
+        if (copy != NULL)
+            state->misses[state->miss_count++] = copy;
+    }
+    pthread_mutex_unlock(&misses_lock);
+}
+
 /* A key of a plugin's group ("fallback.bounce_buffers"), in the published file; NULL if absent. */
 static const config_setting_t *plugin_lookup(const char *plugin, const char *key,
                                              const struct hf_config_state **state_p)
 {
-    const struct hf_config_state *state = atomic_load(&current_state);
+    struct hf_config_state *state = atomic_load(&current_state);
     if (state == NULL || !state->parsed || plugin == NULL || key == NULL)
         return NULL;
     config_setting_t *group = config_setting_get_member(config_root_setting(&state->cfg), plugin);
-    if (group == NULL || !config_setting_is_group(group))
+    config_setting_t *cs = NULL;
+    if (group != NULL && config_setting_is_group(group))
+        cs = config_setting_lookup(group, key);
+    if (cs == NULL) {
+        if (!atomic_load(&state->checked))
+            miss_record(state, plugin, key);
         return NULL;
+    }
+    /* The hook was set before the state was published, so reading it here is safe. */
+    struct hf_config_plugin_key *entry = config_setting_get_hook(cs);
+    if (entry != NULL)
+        atomic_store(&entry->read, true);
     *state_p = state;
-    return config_setting_lookup(group, key);
+    return cs;
 }
 
 static const config_setting_t *plugin_lookup_dotted(const char *key,
@@ -318,6 +392,27 @@ const char *hf_config_get_string(const char *key)
     const struct hf_config_state *state;
     const config_setting_t *cs = plugin_lookup_dotted(key, &state);
     return cs != NULL ? config_setting_get_string(cs) : NULL;
+}
+
+struct hf_config_state *hf_config_store_current(void)
+{
+    return atomic_load(&current_state);
+}
+
+bool hf_config_state_check_once(struct hf_config_state *state)
+{
+    /* From here no look-up records a miss, so the list may be read without the lock. */
+    pthread_mutex_lock(&misses_lock);
+    bool checked = atomic_exchange(&state->checked, true);
+    pthread_mutex_unlock(&misses_lock);
+    return !checked;
+}
+
+size_t hf_config_plugin_enable_list(const char *const **names_p)
+{
+    const struct hf_config_state *state = atomic_load(&current_state);
+    *names_p = state != NULL ? state->enable : NULL;
+    return state != NULL ? state->enable_count : 0;
 }
 
 bool hf_config_plugin_enabled(const char *name)
@@ -466,6 +561,8 @@ static void override_store(enum hf_setting_id id, int64_t num, const char *text)
     overrides[id] = (struct override){.set = true, .num = num, .text = text};
     atomic_store(&slot_num[id], num);
     atomic_store(&slot_text[id], text);
+    atomic_store(&slot_origin[id], (int)HF_ORIGIN_API);
+    atomic_store(&slot_origin_where[id], NULL);
 }
 
 int hf_setting_set_int(enum hf_setting_id id, int64_t value)

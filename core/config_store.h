@@ -1,37 +1,60 @@
 /*
- * Between config.c (which reads the file and the environment) and config_store.c (which holds the
- * values readers see and the parameter-API overrides): what a load hands over to be published.
- * Internal to those two files.
+ * Between config.c (which reads the file and the environment), config_store.c (which holds the
+ * values readers see and the parameter-API overrides) and config_unused.c (which reports what no
+ * plugin claimed): what a load hands over to be published. Internal to those files.
  */
 #ifndef HF_CORE_CONFIG_STORE_H
 #define HF_CORE_CONFIG_STORE_H
 
 #include <libconfig.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "config.h"
 #include "settings.h"
+
+/**
+ * A key of a plugin's group in the file. The core cannot tell a plugin's keys from misspellings
+ * until the plugin has read them, so each lookup marks the key it found (through the libconfig
+ * hook of the setting, which points here) and hf_config_warn_unused reports the unmarked ones.
+ */
+struct hf_config_plugin_key {
+    const config_setting_t *setting; /**< the key in cfg */
+    atomic_bool read;                /**< a lookup found it */
+};
+
+/** Most keys a plugin looked up and did not find that are kept, for "did you mean" hints. */
+#define HF_CONFIG_MISSES_MAX 128
 
 /** A parsed file plus the list and map settings derived from it. Never freed once published. */
 struct hf_config_state {
-    config_t cfg;                  /**< the parsed file (empty without one) */
-    bool parsed;                   /**< cfg holds a file */
-    const char *path;              /**< the file, NULL for defaults */
-    const char *dir;               /**< its directory, where @include paths start */
-    const char **enable;           /**< plugins.enable; NULL/0 = every plugin */
-    size_t enable_count;           /**< entries in enable */
-    const char **priority_name;    /**< plugins.priority names */
-    int *priority_value;           /**< their priorities */
-    size_t priority_count;         /**< entries in priority_name and priority_value */
+    config_t cfg;                             /**< the parsed file (empty without one) */
+    bool parsed;                              /**< cfg holds a file */
+    const char *path;                         /**< the file, NULL for defaults */
+    const char *dir;                          /**< its directory, where @include paths start */
+    const char **enable;                      /**< plugins.enable; NULL/0 = every plugin */
+    size_t enable_count;                      /**< entries in enable */
+    const char **priority_name;               /**< plugins.priority names */
+    int *priority_value;                      /**< their priorities */
+    size_t priority_count;                    /**< entries in priority_name and priority_value */
+    struct hf_config_plugin_key *plugin_keys; /**< every key of the plugins' groups */
+    size_t plugin_key_count;                  /**< entries in plugin_keys */
+    /** "plugin.key" of look-ups that found nothing, until hf_config_warn_unused (misses_lock) */
+    const char *misses[HF_CONFIG_MISSES_MAX];
+    size_t miss_count;             /**< entries in misses */
+    atomic_bool checked;           /**< hf_config_warn_unused ran on this state */
     struct hf_config_state *older; /**< the state published before this one, kept */
 };
 
 /** Values of one load, indexed by enum hf_setting_id, before they are published. */
 struct hf_config_staged {
-    int64_t num[HF_SETTING_COUNT];      /**< int, bool and enum values */
-    const char *text[HF_SETTING_COUNT]; /**< string values (kept or static strings) */
+    int64_t num[HF_SETTING_COUNT];                   /**< int, bool and enum values */
+    const char *text[HF_SETTING_COUNT];              /**< string values (kept or static strings) */
+    enum hf_setting_origin origin[HF_SETTING_COUNT]; /**< where each value came from */
+    const char *origin_where[HF_SETTING_COUNT];      /**< "file:line" or the variable (kept) */
 };
 
 /** Room for "file:line" in messages. */
@@ -67,5 +90,26 @@ const char *hf_config_join_dir(const struct hf_config_state *state, const char *
                                size_t size);
 /** "an integer", "a string", ... for a libconfig type. */
 const char *hf_config_type_phrase(int config_type);
+
+/** The published state (NULL before the first load); never freed. */
+struct hf_config_state *hf_config_store_current(void);
+/**
+ * Mark @p state as checked by hf_config_warn_unused: no look-up records a miss from then on.
+ * Returns true the first time, false when it was checked already.
+ */
+bool hf_config_state_check_once(struct hf_config_state *state);
+
+/**
+ * Collect the keys of every plugin group of @p state's file into state->plugin_keys and point each
+ * key's hook at its entry, so look-ups can mark what they read. Before publishing. 0 or -ENOMEM.
+ * (core/config_unused.c)
+ */
+int hf_config_plugin_keys_collect(struct hf_config_state *state);
+
+/**
+ * The candidate closest to @p word when it is close enough to be a likely misspelling (a few
+ * letters added, dropped, changed or swapped), else NULL. For "did you mean" hints.
+ */
+const char *hf_config_suggest(const char *word, const char *const *candidates, size_t count);
 
 #endif

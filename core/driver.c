@@ -6,9 +6,12 @@
 #include "driver.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "config.h"
 #include "error.h"
@@ -22,6 +25,29 @@ static pthread_mutex_t driver_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic int64_t driver_refcount;
 static bool driver_set_up;
 
+/* What to do when gpu.runtime = @p runtime could not be bound (-@p err), into @p buf. */
+static const char *runtime_fix(const char *runtime, int err, char *buf, size_t size)
+{
+    const char *where;
+    enum hf_setting_origin origin = hf_setting_origin(HF_SETTING_GPU_RUNTIME, &where);
+    if (err == ENODEV && runtime != NULL && strcasecmp(runtime, "auto") == 0)
+        snprintf(buf, size,
+                 "no GPU runtime reports a device; without a GPU, link the program with the host "
+                 "emulation (libhip-host) or set HIPFILE_GPU_RUNTIME=host");
+    else if (origin == HF_ORIGIN_ENV)
+        snprintf(buf, size,
+                 "set HIPFILE_GPU_RUNTIME to auto, hip, cuda, host or the path of a HIP runtime "
+                 "library, or unset it");
+    else if (origin == HF_ORIGIN_FILE)
+        snprintf(buf, size,
+                 "change gpu.runtime at %s to auto, hip, cuda, host or the path of a HIP runtime "
+                 "library",
+                 where);
+    else
+        snprintf(buf, size, "set gpu.runtime (or HIPFILE_GPU_RUNTIME) to a runtime that is there");
+    return buf;
+}
+
 /* Called with driver_lock held. */
 static hipFileOpError_t driver_setup_locked(void)
 {
@@ -29,14 +55,21 @@ static hipFileOpError_t driver_setup_locked(void)
         return hipFileSuccess;
     int rc = hf_config_load();
     if (rc < 0) {
-        hf_error("driver setup failed: configuration%s%s is not usable",
-                 hf_config_path() ? " " : "", hf_config_path() ? hf_config_path() : "");
+        /* The load named the key and line, or the variable; this says which source to fix. */
+        const char *what = hf_config_failure();
+        hf_error("driver setup failed: %s is not usable (see the line above)",
+                 what != NULL ? what : "the configuration");
         return hipFileDriverSetupError;
     }
-    rc = hf_gpu_bind(hf_config_get_string("gpu.runtime"));
+    const char *runtime = hf_config_get_string("gpu.runtime");
+    rc = hf_gpu_bind(runtime);
     if (rc < 0) {
-        hf_error("driver setup failed: no usable GPU runtime (gpu.runtime = \"%s\")",
-                 hf_config_get_string("gpu.runtime"));
+        char origin[PATH_MAX + 64];
+        char fix[PATH_MAX + 160];
+        hf_error("driver setup failed: no usable GPU runtime (gpu.runtime = \"%s\", from %s); %s",
+                 runtime != NULL ? runtime : "",
+                 hf_setting_origin_text(HF_SETTING_GPU_RUNTIME, origin, sizeof(origin)),
+                 runtime_fix(runtime, -rc, fix, sizeof(fix)));
         return rc == -ENODEV ? hipFilePlatformNotSupported : hipFileDriverSetupError;
     }
     rc = hf_loader_load_all();

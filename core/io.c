@@ -24,7 +24,10 @@ static ssize_t sys_error(int err)
 
 /*
  * Backends speak errno. A GPU failure and "no backend could serve" have public codes of their own;
- * everything else is a system error the caller reads from errno, as with pread/pwrite.
+ * everything else is a system error the caller reads from errno, as with pread/pwrite. No backend
+ * able to serve is hipFileIONotSupported ("GPU I/O not supported for this file"), the code AMD's
+ * library gives when GPU I/O is impossible, rather than API.md's hipFileInternalError, whose text
+ * blames the library for what is a setup or a request no backend takes (docs/decisions.rst).
  */
 static ssize_t io_result(ssize_t rc, int gpu_err, const char *what)
 {
@@ -36,10 +39,12 @@ static ssize_t io_result(ssize_t rc, int gpu_err, const char *what)
     }
     /* The selector has logged which backends it considered and why none served. */
     if (rc == -HF_ENOBACKEND)
-        return -(ssize_t)hipFileInternalError;
+        return -(ssize_t)hipFileIONotSupported;
     if (rc == -ENODEV) {
-        hf_error("%s: the last backend able to serve this request reports it cannot", what);
-        return -(ssize_t)hipFileInternalError;
+        hf_error("%s: the last backend able to serve this request reports it cannot; "
+                 "hipfile-check --explain FILE shows each backend's answer",
+                 what);
+        return -(ssize_t)hipFileIONotSupported;
     }
     return sys_error((int)-rc);
 }

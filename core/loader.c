@@ -1,13 +1,15 @@
 /*
  * The plugin loader: scans the plugin directory's manifests in byte order, opens the enabled
  * plugins, runs the ABI handshake, init and probe, and keeps the backends that pass, together with
- * the host API each of them is handed. Plugins are never unloaded once their code has run.
+ * the host API each of them is handed; then has the config report what no manifest claimed, and
+ * says once when no backend is left. Plugins are never unloaded once their code has run.
  */
 #include "loader.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -278,12 +280,24 @@ static int ops_check(const struct hf_backend_ops *ops, uint32_t minor, const cha
     return 0;
 }
 
+/* dlerror's text without the library path it starts with, which the line names already. */
+static const char *dlerror_reason(const char *err, const char *library_path)
+{
+    size_t len = strlen(library_path);
+    if (err == NULL)
+        return "unknown error";
+    if (strncmp(err, library_path, len) == 0 && strncmp(err + len, ": ", 2) == 0)
+        return err + len + 2;
+    return err;
+}
+
 /*
  * Open, handshake, init and probe the plugin described by @p m into @p b (the next free slot).
  * Returns 0 when it is usable; otherwise logs the one line that says why and returns -errno.
+ * *initialised_p says whether its init succeeded, that is whether it has read its config keys.
  */
 static int plugin_load(struct hf_backend *b, const struct hf_manifest *m, const char *manifest_path,
-                       const char *library_path)
+                       const char *library_path, bool *initialised_p)
 {
     char why[HF_MANIFEST_WHY_SIZE + 256];
     char text[96];
@@ -291,9 +305,8 @@ static int plugin_load(struct hf_backend *b, const struct hf_manifest *m, const 
 
     void *handle = dlopen(library_path, RTLD_NOW | RTLD_LOCAL);
     if (handle == NULL) {
-        const char *err = dlerror();
         hf_warn("plugin %s (%s): cannot open %s: %s; skipped", m->name, manifest_path, library_path,
-                err ? err : "unknown error");
+                dlerror_reason(dlerror(), library_path));
         return -ENOENT;
     }
     dlerror();
@@ -337,6 +350,7 @@ static int plugin_load(struct hf_backend *b, const struct hf_manifest *m, const 
                 rc < 0 ? errno_text(-rc, text, sizeof(text)) : "positive return value");
         return rc < 0 ? rc : -EINVAL;
     }
+    *initialised_p = true;
     rc = ops->probe(state);
     if (rc == -ENODEV) {
         hf_info("plugin %s (%s): not usable on this machine (probe returned ENODEV); skipped",
@@ -382,6 +396,7 @@ close_handle:
 struct seen_manifest {
     char name[HF_MANIFEST_NAME_SIZE];
     char path[4096];
+    bool initialised; /* its plugin's init ran and succeeded */
 };
 
 static int manifest_filter(const struct dirent *entry)
@@ -397,7 +412,10 @@ static int manifest_compare(const struct dirent **a, const struct dirent **b)
     return strcmp((*a)->d_name, (*b)->d_name);
 }
 
-/* Consider one manifest: returns true when it produced a loaded backend. */
+/*
+ * Consider one manifest: returns true when it produced a loaded backend. A valid manifest's name
+ * is added to @p seen, with whether its plugin's init ran (its config keys were read).
+ */
 static bool manifest_consider(const char *dir, const char *path, struct seen_manifest *seen,
                               size_t *seen_count)
 {
@@ -414,8 +432,10 @@ static bool manifest_consider(const char *dir, const char *path, struct seen_man
             return false;
         }
     }
-    snprintf(seen[*seen_count].name, sizeof(seen[*seen_count].name), "%s", m.name);
-    snprintf(seen[*seen_count].path, sizeof(seen[*seen_count].path), "%s", path);
+    struct seen_manifest *self = &seen[*seen_count];
+    snprintf(self->name, sizeof(self->name), "%s", m.name);
+    snprintf(self->path, sizeof(self->path), "%s", path);
+    self->initialised = false;
     (*seen_count)++;
 
     if (!hf_config_plugin_enabled(m.name)) {
@@ -450,7 +470,7 @@ static bool manifest_consider(const char *dir, const char *path, struct seen_man
     }
     struct hf_backend *b = &backends[count];
     memset(b, 0, sizeof(*b));
-    if (plugin_load(b, &m, path, library) < 0) {
+    if (plugin_load(b, &m, path, library, &self->initialised) < 0) {
         memset(b, 0, sizeof(*b));
         return false;
     }
@@ -469,9 +489,44 @@ static const char *plugin_directory(void)
     return dir;
 }
 
+const char *hf_loader_directory_fix(char *buf, size_t size)
+{
+    const char *where;
+    switch (hf_setting_origin(HF_SETTING_PLUGINS_DIRECTORY, &where)) {
+    case HF_ORIGIN_ENV:
+        snprintf(buf, size,
+                 "set HIPFILE_PLUGIN_DIR to the directory that holds the plugin manifests (*.xml)");
+        break;
+    case HF_ORIGIN_FILE:
+        snprintf(buf, size,
+                 "set plugins.directory at %s to the directory that holds the plugin manifests "
+                 "(*.xml)",
+                 where != NULL ? where : "the config file");
+        break;
+    default:
+        snprintf(buf, size,
+                 "this is the default, beside the library; install the plugins there, or set "
+                 "plugins.directory in the config file (or HIPFILE_PLUGIN_DIR) to where they are");
+        break;
+    }
+    return buf;
+}
+
+/* Tell the config which plugin groups and keys exist now that every manifest has been read. */
+static void config_report_unused(const char *dir, const struct seen_manifest *seen, size_t count)
+{
+    struct hf_config_plugin plugins[HF_MAX_BACKENDS * 2];
+    size_t n = 0;
+    for (size_t i = 0; i < count && n < sizeof(plugins) / sizeof(plugins[0]); i++)
+        plugins[n++] = (struct hf_config_plugin){seen[i].name, seen[i].initialised};
+    hf_config_warn_unused(plugins, n, dir);
+}
+
 static int loader_scan(void)
 {
     const char *dir = plugin_directory();
+    char fix[PATH_MAX + 160];
+    char origin[PATH_MAX + 64];
     if (dir == NULL || dir[0] == '\0') {
         hf_error("no plugin directory configured (plugins.directory)");
         return -ENOENT;
@@ -483,18 +538,25 @@ static int loader_scan(void)
         return rc;
     }
     if (rc < 0) {
-        hf_error("plugin directory %s: %s", dir, strerror(-rc));
+        hf_error("plugin directory %s (from %s): %s; %s", dir,
+                 hf_setting_origin_text(HF_SETTING_PLUGINS_DIRECTORY, origin, sizeof(origin)),
+                 strerror(-rc), hf_loader_directory_fix(fix, sizeof(fix)));
         return rc;
     }
     struct dirent **names;
     int n = scandir(dir, &names, manifest_filter, manifest_compare);
     if (n < 0) {
         int err = errno;
-        hf_error("plugin directory %s: %s", dir, strerror(err));
+        hf_error("plugin directory %s (from %s): %s; %s", dir,
+                 hf_setting_origin_text(HF_SETTING_PLUGINS_DIRECTORY, origin, sizeof(origin)),
+                 strerror(err), hf_loader_directory_fix(fix, sizeof(fix)));
         return -err;
     }
     if (n == 0) {
-        hf_warn("plugin directory %s holds no manifests (*.xml); no backend loaded", dir);
+        config_report_unused(dir, NULL, 0);
+        hf_warn("plugin directory %s holds no manifests (*.xml), so no backend is loaded and every "
+                "read and write will fail with hipFileIONotSupported; %s",
+                dir, hf_loader_directory_fix(fix, sizeof(fix)));
         free(names);
         return 0;
     }
@@ -515,10 +577,21 @@ static int loader_scan(void)
         if (manifest_consider(dir, path, seen, &seen_count))
             loaded++;
     }
-    if (loaded == 0)
-        hf_warn("plugin directory %s: none of %d manifests gave a usable backend", dir, n);
+    config_report_unused(dir, seen, seen_count);
+    char count_text[64];
+    if (n == 1)
+        snprintf(count_text, sizeof(count_text), "its manifest gave no usable backend");
     else
-        hf_info("plugin directory %s: %u of %d manifests gave a usable backend", dir, loaded, n);
+        snprintf(count_text, sizeof(count_text), "none of its %d manifests gave a usable backend",
+                 n);
+    if (loaded == 0)
+        hf_warn("plugin directory %s: %s, so every read and write will fail with "
+                "hipFileIONotSupported; hipfile-check (or HIPFILE_LOG_LEVEL=info) shows why each "
+                "plugin was skipped and what to do",
+                dir, count_text);
+    else
+        hf_info("plugin directory %s: %u of %d manifest%s gave a usable backend", dir, loaded, n,
+                n == 1 ? "" : "s");
     free(seen);
 free_names:
     for (int i = 0; i < n; i++)

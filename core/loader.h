@@ -45,6 +45,12 @@ struct hf_backend {
  * as it is at this call, so bind the GPU runtime first.
  */
 int hf_loader_load_all(void);
+/**
+ * What to do about a plugin directory that is missing or holds no plugins, depending on who chose
+ * it (HIPFILE_PLUGIN_DIR, plugins.directory at a file and line, or the default beside the
+ * library), as one clause into @p buf.
+ */
+const char *hf_loader_directory_fix(char *buf, size_t size);
 /** Number of loaded backends. */
 unsigned hf_backend_count(void);
 /** Backend @p index (0..count-1), or NULL. */

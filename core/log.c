@@ -1,12 +1,14 @@
 /*
  * Log sink and threshold. Lines are formatted into one buffer and written with a single write(2)
- * so that lines from concurrent threads never interleave.
+ * so that lines from concurrent threads never interleave. A thread may hold its lines back while it
+ * changes the threshold itself (a config load), so they are judged against the level it sets.
  */
 #include "log.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,18 @@
 
 static atomic_int log_threshold = HF_LOG_WARN;
 static atomic_int log_fd = STDERR_FILENO;
+
+/* Lines this thread holds back (hf_log_hold), in the order they were logged. */
+struct held_line {
+    struct held_line *next;
+    int level;
+    size_t len;
+    char text[];
+};
+static _Thread_local bool holding;
+static _Thread_local int held_threshold;
+static _Thread_local struct held_line *held_first;
+static _Thread_local struct held_line *held_last;
 
 static const char *const level_names[] = {"error", "warn", "info", "debug"};
 
@@ -61,9 +75,27 @@ int hf_log_set_file(const char *path)
     return 0;
 }
 
+/* Keep a formatted line for hf_log_release; false without memory (the line is written now). */
+static bool line_hold(int level, const char *line, size_t len)
+{
+    struct held_line *held = malloc(sizeof(*held) + len);
+    if (held == NULL)
+        return false;
+    held->next = NULL;
+    held->level = level;
+    held->len = len;
+    memcpy(held->text, line, len);
+    if (held_last != NULL)
+        held_last->next = held;
+    else
+        held_first = held;
+    held_last = held;
+    return true;
+}
+
 void hf_logv(int level, const char *tag, const char *fmt, va_list ap)
 {
-    if (level > atomic_load(&log_threshold))
+    if (level > atomic_load(&log_threshold) && !holding)
         return;
     if (level < HF_LOG_ERROR)
         level = HF_LOG_ERROR;
@@ -82,9 +114,41 @@ void hf_logv(int level, const char *tag, const char *fmt, va_list ap)
     if ((size_t)n >= sizeof(line) - 1)
         n = (int)sizeof(line) - 2;
     line[n++] = '\n';
-    ssize_t w = write(atomic_load(&log_fd), line, (size_t)n);
-    (void)w;
+    if (!holding || !line_hold(level, line, (size_t)n)) {
+        ssize_t w = write(atomic_load(&log_fd), line, (size_t)n);
+        (void)w;
+    }
     errno = saved_errno;
+}
+
+void hf_log_hold(void)
+{
+    if (holding)
+        return;
+    holding = true;
+    held_threshold = atomic_load(&log_threshold);
+}
+
+void hf_log_release(void)
+{
+    if (!holding)
+        return;
+    holding = false;
+    int threshold = atomic_load(&log_threshold);
+    if (threshold < held_threshold)
+        threshold = held_threshold;
+    struct held_line *held = held_first;
+    held_first = NULL;
+    held_last = NULL;
+    while (held != NULL) {
+        struct held_line *next = held->next;
+        if (held->level <= threshold) {
+            ssize_t w = write(atomic_load(&log_fd), held->text, held->len);
+            (void)w;
+        }
+        free(held);
+        held = next;
+    }
 }
 
 void hf_log(int level, const char *tag, const char *fmt, ...)

@@ -19,6 +19,18 @@ int hf_log_level(void);
 void hf_log_set_level(int level);
 /** Send lines to @p path (appended), or back to stderr with NULL. Returns 0 or -errno. */
 int hf_log_set_file(const char *path);
+/**
+ * Hold back the calling thread's lines from now on, whatever their level, until hf_log_release.
+ * For a step that sets the threshold itself (a config load): its own lines then follow the level
+ * it sets. Other threads log as usual. Nested calls are one hold.
+ */
+void hf_log_hold(void);
+/**
+ * Write the lines held since hf_log_hold, in order, each whose level passes the more verbose of
+ * the threshold at the hold and the threshold now: a load that raises the level shows its own info
+ * lines, and a caller that raised it beforehand (hipfile-check) still sees them.
+ */
+void hf_log_release(void);
 /** Parse "error", "warn", "info", "debug" or a digit 0-3; -1 when not a level. */
 int hf_log_level_parse(const char *text);
 

@@ -154,10 +154,20 @@ ssize_t hf_selector_submit(struct hf_io_request *req, void *const *file_ctx, voi
     while (usable < n && candidates[usable].score >= 0)
         usable++;
     if (usable == 0) {
-        hf_error("no backend can serve a %s of %zu bytes (%s file, %s memory): %zu loaded, all "
-                 "refused",
-                 op_name(req->op), req->size, hf_manifest_file_kind_name(req->file->kind),
-                 hf_manifest_mem_name(req->buf->mem_type), n);
+        if (n == 0)
+            hf_error("no backend can serve a %s of %zu bytes: no backend is loaded; run "
+                     "hipfile-check to see why each plugin was skipped and what to do",
+                     op_name(req->op), req->size);
+        else if (n == 1)
+            hf_error("no backend can serve a %s of %zu bytes (%s file, %s memory): the one loaded "
+                     "refused; hipfile-check --explain FILE shows its reason",
+                     op_name(req->op), req->size, hf_manifest_file_kind_name(req->file->kind),
+                     hf_manifest_mem_name(req->buf->mem_type));
+        else
+            hf_error("no backend can serve a %s of %zu bytes (%s file, %s memory): all %zu loaded "
+                     "refused; hipfile-check --explain FILE shows each one's reason",
+                     op_name(req->op), req->size, hf_manifest_file_kind_name(req->file->kind),
+                     hf_manifest_mem_name(req->buf->mem_type), n);
         return -HF_ENOBACKEND;
     }
 

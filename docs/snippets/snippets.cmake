@@ -24,3 +24,7 @@ hf_doc_config(FILE snippets/compat-force.conf)
 hf_doc_transcript(NAME tune-selection
   COVERS snippets/only-fallback.conf snippets/compat-force.conf)
 hf_doc_transcript(NAME hipfile-bench)
+hf_doc_config(FILE snippets/tune-many-callers.conf)
+hf_doc_config(FILE snippets/tune-few-cores.conf)
+hf_doc_transcript(NAME tune-performance COVERS snippets/tune-many-callers.conf)
+hf_doc_transcript(NAME hipfile-cp)

@@ -38,7 +38,7 @@
  * Requests up to 1 MiB stay on the calling thread: read from the page cache that is some 40 us of
  * copying on one thread, about what waking workers and collecting them costs. Larger ones are cut
  * into pieces of at least 1 MiB, so a piece's fixed costs (taking a slot, the first read and last
- * copy that cannot overlap) stay small against its transfer. docs/backends/fallback.md has the
+ * copy that cannot overlap) stay small against its transfer. docs/backends/fallback.rst has the
  * measurements, and why GPU hosts should settle these two.
  */
 #define INLINE_MAX_KIB_DEFAULT 1024

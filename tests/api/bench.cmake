@@ -1,6 +1,7 @@
 # Smoke test of hipfile-bench on the host runtime: a small file, every workload kind and every
 # baseline with --verify, whose JSON must parse and report every method ran and matched; host
-# memory buffers; --help; a bad option; and a corrupted file that --verify must catch.
+# memory buffers; the baselines' thread count as their rows show it; --help; a bad option; and a
+# corrupted file that --verify must catch.
 #
 # Included by tests/api/CMakeLists.txt to register the test; ctest runs this same file as
 # cmake -DEXE=<hipfile-bench> -DWORK_DIR=<scratch directory> -P bench.cmake.
@@ -93,6 +94,15 @@ endif()
 foreach(_bad "--api;bogus" "--api;," "--batch-entries;0" "--batch-entries;2000")
   bench_run(2 ${_bad})
 endforeach()
+
+# The baselines' thread count is the one their table rows show: with 8 calls per pass, at most 8
+# threads run whatever executor threads + 1 asks for.
+bench_run(0 --file ${WORK_DIR}/bench.dat -f 8M -s 1M -w seq-read -b raw -p 1 --warmup 0
+  --io-threads 16)
+if(NOT _out MATCHES "raw and O_DIRECT baselines at 8 threads \\(executor threads \\+ 1: 17, at most one per call of a pass\\)"
+   OR NOT _out MATCHES "\n  pread +8 ")
+  message(FATAL_ERROR "the baselines' thread count does not match their row:\n${_out}")
+endif()
 
 bench_run(0 --help)
 if(NOT _out MATCHES "--baselines" OR NOT _out MATCHES "--drop-cache" OR NOT _out MATCHES "--api")

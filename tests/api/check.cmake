@@ -1,6 +1,7 @@
-# hipfile-check run the way users run it (tools/hipfile-check): the report on the build tree, the
-# --explain verdict on a scratch file, --json through a JSON parser, broken and empty plugin
-# directories, a malformed config, a missing runtime and bad options. Each case is one run of
+# hipfile-check run the way users run it (tools/hipfile-check): the report on the build tree, with
+# no variable as after scripts/demo, the --explain verdict on a scratch file, --json through a JSON
+# parser, broken and empty plugin directories, a malformed config, typos in the config and the
+# environment with the fix for each, a missing runtime and bad options. Each case is one run of
 # test_check.sh, on the host runtime with the build tree's config.
 if(NOT TARGET hipfile-check)
   return()
@@ -20,6 +21,11 @@ set(_hf_check_cases
   BrokenPluginsAreNamedWithTheirReasons
   EmptyPluginDirectoryExitsOne
   MalformedConfigIsNamedWithItsLine
+  RunsFromTheBuildTreeWithoutVariables
+  EveryProblemIsListedWithItsFix
+  MisspeltEnableNameIsNamedWithTheFix
+  ConfigTyposAreWarnedWithFileAndLine
+  BadEnvironmentValueIsBlamedOnTheVariable
   MissingRuntimeSaysWhy
   HostBufferNeedsSystemMemory
   BadOptionsExitTwo)

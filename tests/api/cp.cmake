@@ -72,7 +72,7 @@ foreach(_name empty one odd large)
   cp_run(0 ${WORK_DIR}/${_name}.src ${WORK_DIR}/${_name}.dst)
   expect_same_file(${WORK_DIR}/${_name}.src ${WORK_DIR}/${_name}.dst)
   file(SIZE ${WORK_DIR}/${_name}.src _size)
-  expect(_out "^copied ${_size} bytes \\([0-9.]+ MiB\\) from .* in [0-9.]+ s: [0-9.]+ MB/s\n$")
+  expect(_out "^copied ${_size} bytes \\([0-9.]+ MiB\\) from .* in [0-9.]+ s: [0-9]+\\.[0-9][0-9][0-9] GB/s\n$")
   # Not a terminal: no progress line unless asked for.
   if(NOT _err STREQUAL "")
     message(FATAL_ERROR "stderr not empty without a terminal:\n${_err}")

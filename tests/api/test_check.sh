@@ -130,8 +130,10 @@ EmptyPluginDirectoryExitsOne)
     mkdir "$WORK/empty"
     export HIPFILE_CONFIG=$(plugin_dir_config "$WORK/empty")
     run 1
-    expect_out "no backend loaded from $WORK/empty"
-    expect_out "GPU I/O is NOT usable"
+    expect_out "GPU I/O is NOT usable (1 problem):"
+    expect_out "1\. plugin directory $WORK/empty holds no manifests (\*\.xml), so no backend loaded"
+    expect_out "fix: set plugins.directory at $WORK/hipfile.conf:2 to the directory that holds the plugin manifests (\*\.xml)"
+    expect_out "warn: plugin directory $WORK/empty holds no manifests (\*\.xml), so no backend is loaded and every read and write will fail with hipFileIONotSupported"
     head -c 4096 /dev/zero >"$WORK/data"
     run 1 --explain "$WORK/data"
     expect_out "would be served by: *none"
@@ -141,7 +143,75 @@ MalformedConfigIsNamedWithItsLine)
     export HIPFILE_CONFIG=$WORK/bad.conf
     run 1
     expect_out "error: *$WORK/bad.conf:2: plugins.directory"
-    expect_out "GPU I/O is NOT usable: the configuration does not load"
+    expect_out "GPU I/O is NOT usable (1 problem):"
+    expect_out "1\. the configuration does not load: $WORK/bad.conf:2: plugins.directory is an integer"
+    expect_out "fix: correct line 2 of $WORK/bad.conf; then run hipfile-check again"
+    ;;
+RunsFromTheBuildTreeWithoutVariables)
+    # As the README has it right after scripts/demo: no variable, the build tree's own config and
+    # plugins, and on a machine without a GPU the host emulation, said so.
+    unset HIPFILE_CONFIG HIPFILE_GPU_RUNTIME
+    BUILD_DIR=$(cd "$PLUGIN_DIR/../../.." && pwd)
+    run 0
+    expect_out "file: *$BUILD_DIR/hipfile.conf\$"
+    expect_out "GPU I/O is usable"
+    expect_out "fallback.xml: fallback .*: loaded"
+    run 0 --json
+    json_check 'd["verdict"]["usable"] is True and d["verdict"]["problems"] == []' \
+        'd["runtime"]["host_fallback"] == (d["runtime"]["name"] == "host")' \
+        'd["verdict"]["host_fallback"] == d["runtime"]["host_fallback"]'
+    if grep -q '"host_fallback": true' "$WORK/out"; then
+        run 0
+        expect_out "auto: *cannot bind gpu.runtime=auto"
+        expect_out "no GPU is used: gpu.runtime is auto and no GPU runtime reports a device, so hipfile-check took the host emulation (.*libhip-host.so.0)"
+        expect_out "Warnings and errors the library logged"
+        if sed -n '/^Warnings and errors/,/^Verdict/p' "$WORK/out" | grep -q "error:"; then
+            fail "the fallback left the auto failure among the errors"
+        fi
+    fi
+    ;;
+EveryProblemIsListedWithItsFix)
+    export HIPFILE_GPU_RUNTIME=$WORK/libhip-nowhere.so HIPFILE_PLUGIN_DIR=$WORK/nowhere
+    run 1
+    expect_out "GPU I/O is NOT usable (2 problems):"
+    expect_out "1\. gpu.runtime = \"$WORK/libhip-nowhere.so\" (from HIPFILE_GPU_RUNTIME) cannot be bound: "
+    expect_out "fix: set HIPFILE_GPU_RUNTIME to auto, hip, cuda, host or the path of a HIP runtime library, or unset it"
+    expect_out "2\. plugin directory $WORK/nowhere (from HIPFILE_PLUGIN_DIR): No such file or directory"
+    expect_out "fix: set HIPFILE_PLUGIN_DIR to the directory that holds the plugin manifests (\*\.xml)"
+    run 1 --json
+    json_check 'len(d["verdict"]["problems"]) == 2' \
+        'all(p["problem"] and p["fix"] for p in d["verdict"]["problems"])' \
+        '"HIPFILE_PLUGIN_DIR" in d["verdict"]["problems"][1]["fix"]'
+    ;;
+MisspeltEnableNameIsNamedWithTheFix)
+    export HIPFILE_PLUGINS=fallbak
+    run 1
+    expect_out "warn: HIPFILE_PLUGINS names \"fallbak\", but no manifest in $PLUGIN_DIR has that name (there: fallback, fastpath, nvme-passthru); did you mean \"fallback\"?"
+    expect_out "1\. HIPFILE_PLUGINS names \"fallbak\", but no manifest in $PLUGIN_DIR has that name"
+    expect_out "fix: set HIPFILE_PLUGINS to names from: fallback, fastpath, nvme-passthru (separated by commas), or unset it to allow them all"
+    printf 'plugins = {\n  directory = "%s";\n  enable = ["fallback" "fastpath"];\n};\n' \
+        "$PLUGIN_DIR" >"$WORK/comma.conf"
+    unset HIPFILE_PLUGINS
+    export HIPFILE_CONFIG=$WORK/comma.conf
+    run 1
+    expect_out "warn: $WORK/comma.conf:3: plugins.enable names \"fallbackfastpath\", but no manifest in $PLUGIN_DIR has that name (there: fallback, fastpath, nvme-passthru); is a comma missing between \"fallback\" and \"fastpath\"?"
+    expect_out "fix: at $WORK/comma.conf:3, list names from: fallback, fastpath, nvme-passthru, separated by commas (or \[\] to allow them all)"
+    ;;
+ConfigTyposAreWarnedWithFileAndLine)
+    printf 'plugins = {\n  directory = "%s";\n};\npropertys = {\n  allow_system_memory = true;\n};\nfallback = {\n  chunk_size_kib = 1024;\n};\n' \
+        "$PLUGIN_DIR" >"$WORK/typos.conf"
+    export HIPFILE_CONFIG=$WORK/typos.conf
+    run 0
+    expect_out "warn: $WORK/typos.conf:4: unknown group propertys ignored: it is not a core group (log, gpu, plugins, properties, execution, profile, fs) and no plugin in $PLUGIN_DIR has that name (there: fallback, fastpath, nvme-passthru); did you mean properties?"
+    expect_out "warn: $WORK/typos.conf:8: unknown key fallback.chunk_size_kib ignored: plugin fallback does not read it; did you mean fallback.chunk_size_kb?"
+    expect_out "GPU I/O is usable"
+    expect_out "2 warnings above name settings or plugins that were ignored"
+    ;;
+BadEnvironmentValueIsBlamedOnTheVariable)
+    export HIPFILE_LOG_LEVEL=loud
+    run 1
+    expect_out "1\. the configuration does not load: environment HIPFILE_LOG_LEVEL=\"loud\" is not valid for log.level"
+    expect_out "fix: set HIPFILE_LOG_LEVEL to a value it accepts (the message says which), or unset it"
     ;;
 MissingRuntimeSaysWhy)
     export HIPFILE_GPU_RUNTIME=$WORK/libhip-nowhere.so

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include <sys/stat.h>
@@ -46,9 +47,9 @@ class SetupTest : public ApiTest
         conf = ScratchPath("conf");
         log = ScratchPath("log");
     }
-    bool LogHas(const char *text)
+    bool LogHas(const std::string &text)
     {
-        return hf_test_file_contains(log.c_str(), text) != 0;
+        return hf_test_file_contains(log.c_str(), text.c_str()) != 0;
     }
     std::string conf;
     std::string log;
@@ -64,6 +65,53 @@ TEST_F(SetupTest, MalformedConfigFailsOpenAndNamesFileAndLine)
     });
     EXPECT_TRUE(LogHas(conf.c_str()));
     EXPECT_TRUE(LogHas(":3")) << "the log names the line";
+    EXPECT_TRUE(LogHas("driver setup failed: the config file " + conf +
+                       " is not usable (see the line above)"));
+}
+
+/* A bad variable is the variable's fault, not the (valid) file's. */
+TEST_F(SetupTest, BadEnvironmentValueFailsOpenNamingTheVariable)
+{
+    ASSERT_EQ(hf_test_write_text(conf.c_str(), PluginConfig("").c_str()), 0);
+    InChild(log, [&] {
+        setenv("HIPFILE_CONFIG", conf.c_str(), 1);
+        setenv("HIPFILE_LOG_LEVEL", "loud", 1);
+        return hipFileDriverOpen().err == hipFileDriverSetupError && hipFileUseCount() == 0;
+    });
+    EXPECT_TRUE(LogHas("error: environment HIPFILE_LOG_LEVEL=\"loud\" is not valid for log.level; "
+                       "expected one of \"error\", \"warn\", \"info\", \"debug\""));
+    EXPECT_TRUE(LogHas("error: driver setup failed: the environment variable HIPFILE_LOG_LEVEL is "
+                       "not usable (see the line above)"));
+    EXPECT_FALSE(LogHas("config file " + conf));
+}
+
+/* A misspelt HIPFILE_PLUGINS opens the driver, which says what is wrong, and reads say why. */
+TEST_F(SetupTest, MisspeltPluginsVariableIsNamedAndReadsSayNoBackend)
+{
+    ASSERT_EQ(hf_test_write_text(conf.c_str(), PluginConfig("").c_str()), 0);
+    std::string data = ScratchPath("data");
+    ASSERT_EQ(hf_test_pattern_file(data.c_str(), 8192, 5), 0);
+    InChild(log, [&] {
+        setenv("HIPFILE_CONFIG", conf.c_str(), 1);
+        setenv("HIPFILE_PLUGINS", "fallbak", 1);
+        if (hipFileDriverOpen().err != hipFileSuccess)
+            return false;
+        int fd = open(data.c_str(), O_RDONLY);
+        hipFileHandle_t fh = Register(fd);
+        void *dev = nullptr;
+        if (fh == nullptr || hipMalloc(&dev, 8192) != hipSuccess)
+            return false;
+        ssize_t n = hipFileRead(fh, dev, 8192, 0, 0);
+        return n == -static_cast<ssize_t>(hipFileIONotSupported) &&
+               strcmp(HIPFILE_ERRSTR(n), "GPU I/O not supported for this file") == 0;
+    });
+    EXPECT_TRUE(LogHas("warn: HIPFILE_PLUGINS names \"fallbak\", but no manifest in " +
+                       std::string(HF_TEST_PLUGIN_DIR) + " has that name"));
+    EXPECT_TRUE(LogHas("did you mean \"fallback\"?"));
+    EXPECT_TRUE(LogHas("manifests gave a usable backend, so every read and write will fail with "
+                       "hipFileIONotSupported"));
+    EXPECT_TRUE(LogHas("error: no backend can serve a read of 8192 bytes: no backend is loaded; "
+                       "run hipfile-check to see why each plugin was skipped and what to do"));
 }
 
 TEST_F(SetupTest, ImplicitOpenReportsTheSetupError)
@@ -80,14 +128,17 @@ TEST_F(SetupTest, ImplicitOpenReportsTheSetupError)
     EXPECT_TRUE(LogHas("runtime"));
 }
 
-TEST_F(SetupTest, MissingConfigFileMeansDefaults)
+TEST_F(SetupTest, MissingConfigFileMeansDefaultsAndAWarningNamingIt)
 {
+    std::string missing = conf + ".absent";
     InChild(log, [&] {
-        std::string missing = conf + ".absent";
         setenv("HIPFILE_CONFIG", missing.c_str(), 1);
         setenv("HIPFILE_PLUGIN_DIR", HF_TEST_PLUGIN_DIR, 1);
         return hipFileDriverOpen().err == hipFileSuccess && hipFileUseCount() == 1;
     });
+    EXPECT_TRUE(LogHas("warn: HIPFILE_CONFIG names " + missing +
+                       ", which does not exist; using built-in defaults (unset HIPFILE_CONFIG to "
+                       "read the default file, or correct the path)"));
 }
 
 TEST_F(SetupTest, UnknownRuntimeFailsOpen)
@@ -99,7 +150,10 @@ TEST_F(SetupTest, UnknownRuntimeFailsOpen)
         hipFileError_t e = hipFileDriverOpen();
         return e.err != hipFileSuccess && hipFileUseCount() == 0;
     });
-    EXPECT_TRUE(LogHas("libnothing.so"));
+    EXPECT_TRUE(LogHas("error: driver setup failed: no usable GPU runtime (gpu.runtime = "
+                       "\"/nonexistent/libnothing.so\", from HIPFILE_GPU_RUNTIME); set "
+                       "HIPFILE_GPU_RUNTIME to auto, hip, cuda, host or the path of a HIP runtime "
+                       "library, or unset it"));
 }
 
 TEST_F(SetupTest, PluginDirectoryWithoutPluginsOpensButCannotServe)
@@ -120,10 +174,12 @@ TEST_F(SetupTest, PluginDirectoryWithoutPluginsOpensButCannotServe)
         void *dev = nullptr;
         if (fh == nullptr || hipMalloc(&dev, 8192) != hipSuccess)
             return false;
-        return hipFileRead(fh, dev, 8192, 0, 0) == -static_cast<ssize_t>(hipFileInternalError);
+        return hipFileRead(fh, dev, 8192, 0, 0) == -static_cast<ssize_t>(hipFileIONotSupported);
     });
-    EXPECT_TRUE(LogHas("holds no manifests"));
-    EXPECT_TRUE(LogHas("no backend can serve"));
+    EXPECT_TRUE(LogHas("holds no manifests (*.xml), so no backend is loaded and every read and "
+                       "write will fail with hipFileIONotSupported"));
+    EXPECT_TRUE(LogHas("no backend can serve a read of 8192 bytes: no backend is loaded; run "
+                       "hipfile-check"));
 }
 
 TEST_F(SetupTest, CompatModeOffLeavesNoPathForTheFallback)
@@ -142,8 +198,11 @@ TEST_F(SetupTest, CompatModeOffLeavesNoPathForTheFallback)
         void *dev = nullptr;
         if (fh == nullptr || hipMalloc(&dev, 8192) != hipSuccess)
             return false;
-        return hipFileRead(fh, dev, 8192, 0, 0) == -static_cast<ssize_t>(hipFileInternalError);
+        return hipFileRead(fh, dev, 8192, 0, 0) == -static_cast<ssize_t>(hipFileIONotSupported);
     });
+    EXPECT_TRUE(LogHas("error: no backend can serve a read of 8192 bytes (regular file, device "
+                       "memory): the one loaded refused; hipfile-check --explain FILE shows its "
+                       "reason"));
 }
 
 TEST_F(SetupTest, HostMemoryIsServedWhenAllowed)

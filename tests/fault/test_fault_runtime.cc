@@ -28,7 +28,7 @@ class RuntimeFaultTest : public FaultTest
             [] { Hip().disarm_all(); },
         };
     }
-    // A GPU failure before any byte moved is -hipFileHipDriverError (docs/backends/fallback.md).
+    // A GPU failure before any byte moved is -hipFileHipDriverError (docs/backends/fallback.rst).
     static bool HipDriverError(ssize_t result, int)
     {
         return result == -(ssize_t)hipFileHipDriverError;

@@ -17,6 +17,7 @@
 #include "plugin_fixture.h"
 
 extern "C" {
+#include "config.h"
 #include "loader.h"
 #include "manifest.h"
 }
@@ -408,7 +409,10 @@ TEST_F(Loader, DirectoryWithoutUsablePluginsSaysSo)
 {
     dir_.add("fixture-init-fails");
     ASSERT_EQ(load(), 0);
-    EXPECT_EQ(log_->lines_with({"warn:", "none of 1 manifests gave a usable backend"}).size(), 1u)
+    EXPECT_EQ(log_->lines_with({"warn:", "its manifest gave no usable backend, so every read and "
+                                         "write will fail with hipFileIONotSupported"})
+                  .size(),
+              1u)
         << log_->text();
 }
 
@@ -419,7 +423,148 @@ TEST_F(Loader, MissingDirectoryIsAnError)
     log_ = std::make_unique<LogCapture>();
     EXPECT_EQ(hf_loader_load_all(), -ENOENT);
     EXPECT_EQ(hf_backend_count(), 0u);
-    EXPECT_EQ(log_->lines_with({"error:", dir_.path() + "/nowhere"}).size(), 1u) << log_->text();
+    auto lines = log_->lines_with({"error:", dir_.path() + "/nowhere"});
+    ASSERT_EQ(lines.size(), 1u) << log_->text();
+    std::string where = std::string(hf_config_path()) + ":1";
+    EXPECT_NE(lines[0].find("plugin directory " + dir_.path() +
+                            "/nowhere (from plugins.directory at " + where +
+                            "): No such file or directory; set plugins.directory at " + where +
+                            " to the directory that holds the plugin manifests (*.xml)"),
+              std::string::npos)
+        << lines[0];
+}
+
+TEST_F(Loader, MissingDirectoryFromTheEnvironmentNamesTheVariable)
+{
+    ASSERT_EQ(hf_fixture::load_config(""), 0);
+    setenv("HIPFILE_PLUGIN_DIR", (dir_.path() + "/nowhere").c_str(), 1);
+    int rc = hf_config_load();
+    unsetenv("HIPFILE_PLUGIN_DIR");
+    ASSERT_EQ(rc, 0);
+    log_ = std::make_unique<LogCapture>();
+    EXPECT_EQ(hf_loader_load_all(), -ENOENT);
+    EXPECT_EQ(log_->count("error: plugin directory " + dir_.path() +
+                          "/nowhere (from HIPFILE_PLUGIN_DIR): No such file or directory; set "
+                          "HIPFILE_PLUGIN_DIR to the directory that holds the plugin manifests "
+                          "(*.xml)"),
+              1u)
+        << log_->text();
+}
+
+TEST_F(Loader, LibraryThatIsNotASharedObjectIsNamedOnce)
+{
+    hf_fixture::write_text(dir_.file("libhipfile-fixture-good.so"),
+                           std::string(4096, 'x') + "not an ELF file");
+    ASSERT_EQ(chmod(dir_.file("libhipfile-fixture-good.so").c_str(), 0644), 0);
+    Manifest m;
+    m.name = "fixture-good";
+    dir_.add_manifest(m);
+    ASSERT_EQ(load(), 0);
+    std::string line = skip_line("fixture-good");
+    std::string library = real_dir() + "/libhipfile-fixture-good.so";
+    size_t first = line.find(library);
+    ASSERT_NE(first, std::string::npos) << line;
+    EXPECT_EQ(line.find(library, first + 1), std::string::npos) << "the path twice: " << line;
+    EXPECT_NE(line.find("cannot open " + library + ": invalid ELF header; skipped"),
+              std::string::npos)
+        << line;
+}
+
+// ---- what the configuration names that no plugin has: one warning each, with file and line ----
+
+/** "<config file>:<line>", the file load() wrote. */
+std::string ConfigLine(int line)
+{
+    return std::string(hf_config_path()) + ":" + std::to_string(line);
+}
+
+// config_for puts the plugins group on lines 1-4, so the groups given to load() start at line 5.
+TEST_F(Loader, KeyThePluginNeverReadIsWarnedWithTheKeyItLookedFor)
+{
+    dir_.add("fixture-good");
+    ASSERT_EQ(load("", "fixture-good: {\n  anwser = 42;\n  verbose = true;\n};"), 0);
+    EXPECT_EQ(log_->count("warn: " + ConfigLine(6) +
+                          ": unknown key fixture-good.anwser ignored: plugin fixture-good does not "
+                          "read it; did you mean fixture-good.answer?"),
+              1u)
+        << log_->text();
+    EXPECT_EQ(log_->count("unknown key"), 1u) << "verbose was read: " << log_->text();
+}
+
+TEST_F(Loader, KeysOfAPluginThatNeverInitialisedAreNotJudged)
+{
+    dir_.add("fixture-good");
+    dir_.add("fixture-init-fails");
+    ASSERT_EQ(load("enable = [\"fixture-init-fails\"];",
+                   "fixture-good: { anything = 1; };\nfixture-init-fails: { whatever = 2; };"),
+              0);
+    EXPECT_EQ(log_->count("unknown key"), 0u) << log_->text();
+    EXPECT_EQ(log_->count("unknown group"), 0u) << log_->text();
+}
+
+TEST_F(Loader, GroupNoPluginHasIsWarnedWithTheClosestName)
+{
+    dir_.add("fixture-good");
+    ASSERT_EQ(load("",
+                   "fixtrue-good: { answer = 1; };\npropertys: { allow_system_memory = true; };\n"
+                   "fastpath: { unsupported_file_systems = true; };"),
+              0);
+    EXPECT_EQ(log_->count("warn: " + ConfigLine(5) +
+                          ": unknown group fixtrue-good ignored: it is not a core group (log, gpu, "
+                          "plugins, properties, execution, profile, fs) and no plugin in " +
+                          dir_.path() +
+                          " has that name (there: fixture-good); did you mean "
+                          "fixture-good?"),
+              1u)
+        << log_->text();
+    EXPECT_EQ(log_->lines_with({"warn: " + ConfigLine(6), "unknown group propertys ignored",
+                                "did you mean properties?"})
+                  .size(),
+              1u)
+        << log_->text();
+    // fastpath is a group the core's own table has a key in: known without its plugin.
+    EXPECT_EQ(log_->count("fastpath"), 0u) << log_->text();
+}
+
+TEST_F(Loader, EnableNameWithoutAManifestIsWarnedAndTwoRunTogetherSayWhy)
+{
+    dir_.add("fixture-good");
+    dir_.add("scripted-a");
+    ASSERT_EQ(load("enable = [\"fixture-good\" \"scripted-a\", \"fixture-god\"];"), 0);
+    EXPECT_EQ(hf_backend_count(), 0u);
+    std::string head = "warn: " + ConfigLine(3) + ": plugins.enable names ";
+    std::string there = "\", but no manifest in " + dir_.path() +
+                        " has that name (there: fixture-good, scripted-a)";
+    EXPECT_EQ(log_->count(head + "\"fixture-goodscripted-a" + there +
+                          "; is a comma missing between \"fixture-good\" and \"scripted-a\"?"),
+              1u)
+        << log_->text();
+    EXPECT_EQ(log_->count(head + "\"fixture-god" + there + "; did you mean \"fixture-good\"?"), 1u)
+        << log_->text();
+    EXPECT_EQ(log_->count("warn: plugin directory " + dir_.path() +
+                          ": none of its 2 manifests gave a usable backend, so every read and "
+                          "write will fail with hipFileIONotSupported; hipfile-check (or "
+                          "HIPFILE_LOG_LEVEL=info) shows why each plugin was skipped and what to "
+                          "do"),
+              1u)
+        << log_->text();
+}
+
+TEST_F(Loader, EnableNameFromTheEnvironmentNamesTheVariable)
+{
+    dir_.add("fixture-good");
+    ASSERT_EQ(hf_fixture::load_config(hf_fixture::config_for(dir_)), 0);
+    setenv("HIPFILE_PLUGINS", "fixture-goo", 1);
+    int rc = hf_config_load();
+    unsetenv("HIPFILE_PLUGINS");
+    ASSERT_EQ(rc, 0);
+    log_ = std::make_unique<LogCapture>();
+    ASSERT_EQ(hf_loader_load_all(), 0);
+    EXPECT_EQ(log_->count("warn: HIPFILE_PLUGINS names \"fixture-goo\", but no manifest in " +
+                          dir_.path() +
+                          " has that name (there: fixture-good); did you mean \"fixture-good\"?"),
+              1u)
+        << log_->text();
 }
 
 // ---- trust: nobody but this user or root may change what the loader runs ----

@@ -3,6 +3,7 @@
 hf_add_gtest(NAME unit_config INTERNAL
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_config.cc)
 target_include_directories(unit_config PRIVATE ${PROJECT_SOURCE_DIR}/core)
+target_compile_definitions(unit_config PRIVATE HF_TEST_BUILD_CONFIG="${CMAKE_BINARY_DIR}/hipfile.conf")
 
 hf_add_gtest(NAME unit_params INTERNAL
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_params.cc)

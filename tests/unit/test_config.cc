@@ -62,16 +62,86 @@ void ExpectAllDefaults()
     }
 }
 
-TEST_F(ConfigTest, MissingFileGivesDefaultsAndSaysSoAtInfo)
+TEST_F(ConfigTest, MissingHipfileConfigFileGivesDefaultsWithAWarningNamingIt)
 {
-    hf_log_set_level(HF_LOG_INFO);
     ASSERT_EQ(0, hf_config_load());
     ExpectAllDefaults();
     EXPECT_EQ(nullptr, hf_config_path());
-    EXPECT_NE(std::string::npos, Log().find("no config file at " + config_path_));
+    EXPECT_EQ(1, CountLines(Log())) << Log();
+    EXPECT_TRUE(LogHas("hipfile[core] warn: HIPFILE_CONFIG names " + config_path_ +
+                       ", which does not exist; using built-in defaults (unset HIPFILE_CONFIG to "
+                       "read the default file, or correct the path)"))
+        << Log();
     EXPECT_EQ(HF_COMPAT_ALLOW, hf_config_compat_mode());
     EXPECT_STREQ("auto", hf_config_get_string("gpu.runtime"));
     EXPECT_TRUE(hf_config_plugin_enabled("anything"));
+}
+
+// The load sets the level: what it says about the file follows that level, not the one before.
+TEST_F(ConfigTest, LinesOfALoadFollowTheLevelTheLoadSets)
+{
+    hf_log_set_level(HF_LOG_ERROR);
+    ASSERT_EQ(0, LoadText("log = { level = \"warn\"; };\nproperties = { no_such_key = 1; };\n"));
+    EXPECT_TRUE(LogHas("unknown key properties.no_such_key ignored")) << Log();
+    EXPECT_EQ(HF_LOG_WARN, hf_log_level());
+}
+
+// Messages say which source to fix: every value knows where it came from.
+TEST_F(ConfigTest, EachValueKnowsWhereItCameFrom)
+{
+    setenv("HIPFILE_PLUGIN_DIR", "/opt/hipfile-plugins", 1);
+    setenv("HIPFILE_ALLOW_COMPAT_MODE", "false", 1);
+    ASSERT_EQ(0,
+              LoadText("gpu = {\n  runtime = \"host\";\n};\nplugins = { enable = [\"a\"]; };\n"));
+    const char *where = nullptr;
+    char text[1024];
+    EXPECT_EQ(HF_ORIGIN_FILE, hf_setting_origin(HF_SETTING_GPU_RUNTIME, &where));
+    EXPECT_EQ(config_path_ + ":2", where);
+    EXPECT_EQ("gpu.runtime at " + config_path_ + ":2",
+              std::string(hf_setting_origin_text(HF_SETTING_GPU_RUNTIME, text, sizeof(text))));
+    EXPECT_EQ(HF_ORIGIN_FILE, hf_setting_origin(HF_SETTING_PLUGINS_ENABLE, &where));
+    EXPECT_EQ(config_path_ + ":4", where);
+    EXPECT_EQ(HF_ORIGIN_ENV, hf_setting_origin(HF_SETTING_PLUGINS_DIRECTORY, &where));
+    EXPECT_STREQ("HIPFILE_PLUGIN_DIR", where);
+    EXPECT_STREQ("HIPFILE_PLUGIN_DIR",
+                 hf_setting_origin_text(HF_SETTING_PLUGINS_DIRECTORY, text, sizeof(text)));
+    // AMD's boolean views set the one mode; its origin is the variable that set it.
+    EXPECT_EQ(HF_ORIGIN_ENV, hf_setting_origin(HF_SETTING_COMPAT_MODE, &where));
+    EXPECT_STREQ("HIPFILE_ALLOW_COMPAT_MODE", where);
+    EXPECT_EQ(HF_ORIGIN_ENV, hf_setting_origin(HF_SETTING_FORCE_COMPAT_MODE, &where));
+    EXPECT_EQ(HF_ORIGIN_DEFAULT, hf_setting_origin(HF_SETTING_LOG_LEVEL, &where));
+    EXPECT_EQ(nullptr, where);
+    EXPECT_STREQ("the built-in default",
+                 hf_setting_origin_text(HF_SETTING_LOG_LEVEL, text, sizeof(text)));
+    // A value set through the API stays the API's across a reload.
+    ASSERT_EQ(0, hf_setting_set_int(HF_SETTING_MAX_IO_THREADS, 4));
+    EXPECT_EQ(HF_ORIGIN_API, hf_setting_origin(HF_SETTING_MAX_IO_THREADS, nullptr));
+    ASSERT_EQ(0, hf_config_load());
+    EXPECT_EQ(HF_ORIGIN_API, hf_setting_origin(HF_SETTING_MAX_IO_THREADS, nullptr));
+    EXPECT_STREQ("the parameter API",
+                 hf_setting_origin_text(HF_SETTING_MAX_IO_THREADS, text, sizeof(text)));
+    EXPECT_EQ(nullptr, hf_config_failure());
+}
+
+TEST_F(ConfigTest, FailedFileLoadBlamesTheFile)
+{
+    EXPECT_EQ(-EINVAL, LoadText("gpu = { runtime = 42; };\n"));
+    ASSERT_NE(nullptr, hf_config_failure());
+    EXPECT_EQ("the config file " + config_path_, hf_config_failure());
+}
+
+TEST_F(ConfigTest, HeldLinesAreJudgedByTheMoreVerboseOfTheTwoLevels)
+{
+    hf_log_set_level(HF_LOG_WARN);
+    hf_log_hold();
+    hf_info("held info line");
+    hf_debug("held debug line");
+    hf_log_set_level(HF_LOG_INFO);
+    EXPECT_FALSE(LogHas("held info line")) << "held until released";
+    hf_log_release();
+    EXPECT_TRUE(LogHas("hipfile[core] info: held info line")) << Log();
+    EXPECT_FALSE(LogHas("held debug line")) << Log();
+    hf_log_set_level(HF_LOG_WARN);
 }
 
 TEST_F(ConfigTest, DefaultsMatchCuFileWhereCuFileHasTheKey)
@@ -86,7 +156,7 @@ TEST_F(ConfigTest, DefaultsMatchCuFileWhereCuFileHasTheKey)
     EXPECT_FALSE(hf_config_get_bool("properties.allow_system_memory"));
     EXPECT_TRUE(hf_config_get_bool("properties.allow_compat_mode"));
     EXPECT_FALSE(hf_config_get_bool("properties.force_compat_mode"));
-    // cuFile's default is 4; ours is 16, chosen by measurement (docs/decisions.md).
+    // cuFile's default is 4; ours is 16, chosen by measurement (docs/decisions.rst).
     EXPECT_EQ(16, hf_config_get_int("execution.max_io_threads"));
     EXPECT_TRUE(hf_config_get_bool("execution.parallel_io"));
     EXPECT_STREQ("warn", hf_config_get_string("log.level"));
@@ -227,7 +297,8 @@ TEST_F(ConfigTest, UnknownKeyInKnownGroupWarnsWithFileLineAndIsIgnored)
                           "fs = { misc = { typo = 1; }; generic = { x = 1; }; };\n"));
     std::string log = Log();
     EXPECT_NE(std::string::npos,
-              log.find(config_path_ + ":2: unknown key properties.max_direct_io_size ignored"))
+              log.find(config_path_ + ":2: unknown key properties.max_direct_io_size ignored; "
+                                      "did you mean properties.max_direct_io_size_kb?"))
         << log;
     EXPECT_NE(std::string::npos, log.find(config_path_ + ":5: unknown key fs.misc.typo ignored"))
         << log;
@@ -397,23 +468,18 @@ TEST_F(ConfigTest, DefaultConfigPathIsUsedWithoutHIPFILE_CONFIG)
     }
 }
 
-TEST_F(ConfigTest, DefaultSearchPathIsTheInstallationsFileThenEtc)
+TEST_F(ConfigTest, DefaultSearchPathIsTheBuildTreesFileThenEtc)
 {
     const char *const *search = hf_config_search_path();
-    // This program has the core linked in: its libdir is found from bin/ as in an installed tree.
+    // This program has the core linked in and runs from the build tree: the build's own file is
+    // the installation's own, so programs run from the build tree need no HIPFILE_CONFIG.
+    EXPECT_STREQ(HF_TEST_BUILD_CONFIG, search[0]);
+    EXPECT_STREQ("/etc/hipfile.conf", search[1]);
+    EXPECT_EQ(nullptr, search[2]);
     if (hf_install_libdir() == nullptr)
         GTEST_SKIP()
             << "the build tree has no library directory where the installed layout has one";
-    std::string libdir = hf_install_libdir();
-    std::string own = hf_install_config_path();
-    EXPECT_STREQ(own.c_str(), search[0]);
-    if (own != "/etc/hipfile.conf") {
-        EXPECT_STREQ("/etc/hipfile.conf", search[1]);
-        EXPECT_EQ(nullptr, search[2]);
-    } else {
-        EXPECT_EQ(nullptr, search[1]);
-    }
-    EXPECT_EQ(libdir + "/hipfile/plugins", hf_install_plugin_dir());
+    EXPECT_EQ(std::string(hf_install_libdir()) + "/hipfile/plugins", hf_install_plugin_dir());
 }
 
 struct BadEnv {
@@ -430,12 +496,15 @@ TEST_P(ConfigBadEnvTest, IsRejectedWithOneLineNamingTheVariable)
 {
     const BadEnv &bad = GetParam();
     setenv(bad.variable, bad.value, 1);
-    EXPECT_EQ(-EINVAL, hf_config_load());
+    EXPECT_EQ(-EINVAL, LoadText(""));
     std::string log = Log();
     EXPECT_NE(std::string::npos,
               log.find(std::string("environment ") + bad.variable + "=\"" + bad.value + "\""))
         << log;
     EXPECT_EQ(1, CountLines(log)) << log;
+    // The failure is the variable's, not the (empty, valid) file's.
+    ASSERT_NE(nullptr, hf_config_failure());
+    EXPECT_EQ(std::string("the environment variable ") + bad.variable, hf_config_failure());
     ExpectAllDefaults();
 }
 

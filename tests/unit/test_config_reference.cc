@@ -1,7 +1,8 @@
-// docs/configuration.rst carries the reference table of every setting between two marker comments;
-// this test renders the same table from the settings table in core/settings.c and fails when the
-// two differ, so the page and the code cannot drift. With HF_UPDATE_DOCS=1 in the environment it
-// rewrites the block in the page instead.
+// docs/configuration.rst carries the reference of every setting between two marker comments: one
+// entry per key, grouped by its first dotted part, each giving its type, default, accepted values,
+// environment variable, parameter and whether it is live. This test renders the same block from
+// the settings table in core/settings.c and fails when the two differ, so the page and the code
+// cannot drift. With HF_UPDATE_DOCS=1 in the environment it rewrites the block in the page instead.
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -125,28 +126,41 @@ std::string Escape(const std::string &text)
     return out;
 }
 
+// The group a key is listed under: its first dotted part (fs.misc.api_check_aggressive is in fs).
+std::string GroupOf(const hf_setting &s)
+{
+    std::string key = s.key;
+    return key.substr(0, key.find('.'));
+}
+
+// One definition-list entry per key, with a label (setting-<key>) other pages link to, its help
+// line, what it does instead when it is accepted only for compatibility, and a field list.
+// Fields a key does not have (no environment variable, no parameter) are left out.
 std::string Render()
 {
     std::ostringstream out;
-    out << kBegin << "\n"
-        << ".. list-table::\n"
-        << "   :header-rows: 1\n"
-        << "   :widths: 20 10 10 16 12 16 6 20\n\n"
-        << "   * - key\n     - type\n     - default\n     - accepted\n     - environment\n"
-        << "     - parameter\n     - live\n     - what it does\n";
+    out << kBegin;
+    std::string group;
     for (const hf_setting &s : hf_settings) {
+        if (GroupOf(s) != group) {
+            group = GroupOf(s);
+            std::string title = "``" + group + "``";
+            out << "\n" << title << "\n" << std::string(title.size(), '~') << "\n";
+        }
         char allowed[512];
-        std::string note = s.help;
+        out << "\n.. _setting-" << s.key << ":\n\n"
+            << "``" << s.key << "``\n"
+            << "   " << Escape(s.help) << "\n";
         if (s.no_effect != nullptr)
-            note += ". Accepted for compatibility: " + std::string(s.no_effect);
-        out << "   * - ``" << s.key << "``\n"
-            << "     - " << TypeOf(s) << "\n"
-            << "     - " << DefaultOf(s) << "\n"
-            << "     - " << Escape(hf_setting_describe(&s, allowed, sizeof(allowed))) << "\n"
-            << "     - " << (s.env != nullptr ? std::string("``") + s.env + "``" : "none") << "\n"
-            << "     - " << ParamOf(s) << "\n"
-            << "     - " << (s.live ? "yes" : "no") << "\n"
-            << "     - " << Escape(note) << "\n";
+            out << "\n   *Accepted for compatibility:* " << Escape(s.no_effect) << "\n";
+        out << "\n   :type: " << TypeOf(s) << "\n"
+            << "   :default: " << DefaultOf(s) << "\n"
+            << "   :accepts: " << Escape(hf_setting_describe(&s, allowed, sizeof(allowed))) << "\n";
+        if (s.env != nullptr)
+            out << "   :environment: ``" << s.env << "``\n";
+        if (s.param_kind != HF_PARAM_NONE)
+            out << "   :parameter: " << ParamOf(s) << "\n";
+        out << "   :live: " << (s.live ? "yes" : "no") << "\n";
     }
     out << "\n" << kEnd;
     return out.str();
@@ -174,7 +188,7 @@ TEST(ConfigReference, PageTableMatchesTheSettingsTable)
         GTEST_SKIP() << "rewrote the table in " << HF_TEST_CONFIG_PAGE;
     }
     EXPECT_EQ(current, expected) << "docs/configuration.rst no longer matches core/settings.c; "
-                                    "run this test with HF_UPDATE_DOCS=1 to regenerate the table";
+                                    "run this test with HF_UPDATE_DOCS=1 to regenerate the block";
 }
 
 // Every row the page shows must say whether it acts: a row without an effect says what it does

@@ -203,4 +203,30 @@ TEST_F(IoPieces, BatchEntryLargerThanOneCallMovesWhole)
     EXPECT_EQ(AllCalls("write"), 2u);
 }
 
+// When nothing can serve, the code says GPU I/O is not possible here, not that the library broke,
+// and the log says where to look.
+TEST_F(IoPieces, RequestEveryBackendRefusesIsIONotSupported)
+{
+    Start("score = -1;");
+    ssize_t n = hipFileRead(fh_, dev_, 4096, 0, 0);
+    EXPECT_EQ(n, -static_cast<ssize_t>(hipFileIONotSupported));
+    EXPECT_STREQ(HIPFILE_ERRSTR(n), "GPU I/O not supported for this file");
+    EXPECT_EQ(log_->count("error: no backend can serve a read of 4096 bytes (regular file, device "
+                          "memory): the one loaded refused; hipfile-check --explain FILE shows its "
+                          "reason"),
+              1u)
+        << log_->text();
+}
+
+TEST_F(IoPieces, LastBackendAnsweringENODEVIsIONotSupported)
+{
+    Start("read_errno = " + std::to_string(ENODEV) + ";");
+    EXPECT_EQ(hipFileRead(fh_, dev_, 4096, 0, 0), -static_cast<ssize_t>(hipFileIONotSupported));
+    EXPECT_EQ(log_->count("error: hipFileRead: the last backend able to serve this request "
+                          "reports it cannot; hipfile-check --explain FILE shows each backend's "
+                          "answer"),
+              1u)
+        << log_->text();
+}
+
 } // namespace

@@ -373,13 +373,23 @@ TEST_F(Selector, NoCandidateIsENOBACKENDWithOneErrorLine)
     EXPECT_EQ(calls("scripted-a") + calls("scripted-b"), 0u);
     EXPECT_EQ(log_->lines_with({"error:", "no backend can serve a read of 4096 bytes"}).size(), 1u)
         << log_->text();
+    EXPECT_EQ(log_->lines_with({"error:", "): all 2 loaded refused; hipfile-check --explain FILE "
+                                          "shows each one's reason"})
+                  .size(),
+              1u)
+        << log_->text();
 }
 
-TEST_F(Selector, NoBackendLoadedIsENOBACKEND)
+TEST_F(Selector, NoBackendLoadedIsENOBACKENDAndSaysWhereToLook)
 {
     load({});
     auto req = request(HF_IO_WRITE);
     EXPECT_EQ(submit(req), -HF_ENOBACKEND);
+    EXPECT_EQ(
+        log_->count("error: no backend can serve a write of 4096 bytes: no backend is loaded; "
+                    "run hipfile-check to see why each plugin was skipped and what to do"),
+        1u)
+        << log_->text();
 }
 
 TEST_F(Selector, RequestWithoutFileOrBufferIsEINVAL)

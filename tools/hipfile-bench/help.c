@@ -1,6 +1,6 @@
 /*
  * hipfile-bench's --help and --version text: every option, what each baseline measures, and the
- * exit status. docs/tools/hipfile-bench.md says the same at length.
+ * exit status. docs/tools/hipfile-bench.rst says the same at length.
  */
 #include <hipfile.h>
 #include <stdio.h>
@@ -76,7 +76,8 @@ static const char usage_text[] =
     "                    batch's bytes (--batch-entries x --io-size); not in 'all', but run with\n"
     "                    --api batch unless --baselines is given\n"
     "      --baseline-threads N threads of raw and odirect (default: executor threads + 1 with\n"
-    "                           one caller thread, else --threads)\n"
+    "                           one caller thread, else --threads); like every method, at most\n"
+    "                           one thread per call of a pass (--file-size / --io-size)\n"
     "      --copy-chunk SIZE    bytes per copy of the pinned baseline (default 64M)\n"
     "      --copy-streams N     streams of the pinned baseline (default 4)\n"
     "\n"
@@ -108,9 +109,12 @@ static const char usage_text[] =
     "      --version            versions of this program and of the hipfile library\n"
     "\n"
     "Exit status: 0 when every method ran without error, 1 after an I/O error or a --verify\n"
-    "mismatch, 2 for a bad command line. The configuration comes from HIPFILE_CONFIG (or\n"
-    "/etc/hipfile.conf) and the GPU runtime from HIPFILE_GPU_RUNTIME, as for any hipfile "
-    "program.\n";
+    "mismatch, 2 for a bad command line.\n"
+    "\n"
+    "The configuration is the file HIPFILE_CONFIG names, else the first that exists of the\n"
+    "installation's own hipfile.conf (<prefix>/etc/hipfile.conf; in the build tree, the build's\n"
+    "hipfile.conf) and /etc/hipfile.conf. HIPFILE_GPU_RUNTIME and the other variables apply as\n"
+    "for any hipfile program; hipfile-check shows what they resolve to.\n";
 
 void bench_print_usage(void)
 {

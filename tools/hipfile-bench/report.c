@@ -368,8 +368,16 @@ static void print_text(const struct bench_ctx *ctx, const struct bench_env *env,
     printf("  file %s (%s)%s%s\n", ctx->file->path, ctx->file->fs_type,
            o->drop_cache ? "; cache dropped before each pass: " : "",
            o->drop_cache ? bench_drop_cache_note : "");
-    printf("  raw and O_DIRECT baselines at %u threads (%s)\n", ctx->baseline_threads,
-           baseline_threads_reason(ctx));
+    /* Every method runs at most one thread per call of a pass (measure.c): say what runs. */
+    unsigned running =
+        ctx->baseline_threads < ctx->chunks ? ctx->baseline_threads : (unsigned)ctx->chunks;
+    if (running < ctx->baseline_threads)
+        printf("  raw and O_DIRECT baselines at %u threads (%s: %u, at most one per call of a "
+               "pass)\n",
+               running, baseline_threads_reason(ctx), ctx->baseline_threads);
+    else
+        printf("  raw and O_DIRECT baselines at %u threads (%s)\n", running,
+               baseline_threads_reason(ctx));
     if (o->n_backends != 0)
         printf("  library methods served by each of --backends in its own process, passes "
                "interleaved\n");

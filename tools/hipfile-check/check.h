@@ -13,6 +13,9 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "config.h"
+#include "manifest.h"
+
 /**
  * The HIP provider this build links ("hip-cuda", "libamdhip64"), or "none": gpu.runtime = "auto"
  * prefers a provider the program has loaded, so the build decides what auto finds.
@@ -163,9 +166,17 @@ struct check_setup {
     char *config_log;       /**< what the core logged while loading the config */
     int gpu_rc;             /**< hf_gpu_bind, or 1 when not attempted */
     char *gpu_log;          /**< what the core logged while binding the runtime */
-    int loader_rc;          /**< hf_loader_load_all, or 1 when not attempted */
-    char *loader_log;       /**< what the core and the plugins logged while loading */
-    char *explain_log;      /**< what was logged while explaining a request */
+    /**
+     * gpu.runtime was "auto", no runtime reported a device, and this plain build (which links no
+     * provider) bound the host emulation built beside it instead, as a program linked with
+     * libhip-host would. The library never does this by itself (docs/decisions.rst).
+     */
+    bool host_fallback;
+    char *auto_log;          /**< what "auto" logged before the fallback, NULL without one */
+    char host_library[4096]; /**< the file of the host provider the fallback bound */
+    int loader_rc;           /**< hf_loader_load_all, or 1 when not attempted */
+    char *loader_log;        /**< what the core and the plugins logged while loading */
+    char *explain_log;       /**< what was logged while explaining a request */
 };
 
 /** Load the config, bind the runtime and load the plugins, capturing the core's log. */
@@ -187,9 +198,27 @@ void report_settings(struct emit *e, const struct check_setup *s);
 void report_plugins(struct emit *e, const struct check_setup *s);
 /** Each loaded backend. */
 void report_backends(struct emit *e, const struct check_setup *s);
+/** What became of one manifest of the plugin directory (report.c). */
+struct manifest_result {
+    char file[256];                          /**< its file name */
+    char path[4096];                         /**< its path */
+    bool valid;                              /**< it parsed and matched the schema */
+    struct hf_manifest m;                    /**< what it says, when valid */
+    bool enabled;                            /**< plugins.enable lets it load */
+    bool loaded;                             /**< its backend is loaded */
+    char reason[HF_MANIFEST_WHY_SIZE + 256]; /**< why not, when not loaded */
+};
+/**
+ * Every manifest of plugin directory @p dir, in the loader's order, into *results_p (malloc'd,
+ * the caller frees). Returns the count, or -errno when the directory cannot be read.
+ */
+int manifest_results(const struct check_setup *s, const char *dir,
+                     struct manifest_result **results_p);
+/** "off", "allow" or "force". */
+const char *compat_mode_name(enum hf_compat_mode mode);
 /** Warnings and errors the core logged (with @p verbose, every line). */
 void report_messages(struct emit *e, const struct check_setup *s, bool verbose);
-/** The conclusion; returns the exit status it stands for. */
+/** The conclusion, with every problem and its fix (verdict.c); returns the exit status. */
 int report_verdict(struct emit *e, const struct check_setup *s);
 
 /* ---- --explain (explain.c) ---- */

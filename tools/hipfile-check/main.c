@@ -37,13 +37,18 @@ static const char usage_text[] =
     "  --version        print the version\n"
     "\n"
     "hipfile-check links no HIP runtime, so gpu.runtime = \"auto\" finds the machine's first\n"
-    "runtime with a device. hipfile-check-cuda and hipfile-check-hip (where built) link the CUDA\n"
-    "provider or AMD's runtime and report what programs linked the same way get.\n"
+    "runtime with a device; with none, it takes the host emulation beside it and says so.\n"
+    "hipfile-check-cuda and hipfile-check-hip (where built) link the CUDA provider or AMD's\n"
+    "runtime and report what programs linked the same way get.\n"
     "\n"
     "Exit status: 0 when GPU I/O is usable (with --explain: a backend would serve the request),\n"
-    "1 when it is not, 2 for a bad command line or a FILE that cannot be opened.\n"
-    "The environment (HIPFILE_CONFIG, HIPFILE_GPU_RUNTIME, HIPFILE_PLUGIN_DIR, ...) applies as it\n"
-    "does to any program using hipfile.\n";
+    "1 when it is not (the verdict lists every problem with its fix), 2 for a bad command line\n"
+    "or a FILE that cannot be opened.\n"
+    "\n"
+    "The configuration is the file HIPFILE_CONFIG names, else the first that exists of the\n"
+    "installation's own hipfile.conf (<prefix>/etc/hipfile.conf; in the build tree, the build's\n"
+    "hipfile.conf) and /etc/hipfile.conf. The environment (HIPFILE_GPU_RUNTIME,\n"
+    "HIPFILE_PLUGIN_DIR, ...) applies as it does to any program using hipfile.\n";
 
 enum long_only_option {
     OPT_SIZE = 256,

@@ -1,7 +1,6 @@
 /*
- * The plugin part of the report and the verdict: every manifest in the plugin directory and why
- * its plugin did not load (in the loader's own words), each loaded backend, the library's
- * warnings, and whether device memory I/O can be served.
+ * The plugin part of the report: every manifest in the plugin directory and why its plugin did not
+ * load (in the loader's own words), each loaded backend, and the library's warnings.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -68,7 +67,7 @@ static void emit_bits(struct emit *e, const char *key, const char *label, uint32
     emit_str(e, NULL, label, bits_text(bits, name_of, text, sizeof(text)));
 }
 
-static const char *compat_mode_name(enum hf_compat_mode mode)
+const char *compat_mode_name(enum hf_compat_mode mode)
 {
     switch (mode) {
     case HF_COMPAT_OFF:
@@ -143,63 +142,92 @@ struct seen_name {
     char name[HF_MANIFEST_NAME_SIZE];
 };
 
-static void report_manifest(struct emit *e, const struct check_setup *s, const char *dir,
-                            const char *file, struct seen_name *seen, size_t *seen_count)
+static void manifest_result(const struct check_setup *s, const char *dir, const char *file,
+                            struct seen_name *seen, size_t *seen_count, struct manifest_result *r)
 {
-    char path[4096];
     char why[HF_MANIFEST_WHY_SIZE + 256];
     char library[4096];
-    struct hf_manifest m;
     const char *reason = NULL;
-    bool loaded = false;
-    bool valid = false;
-    bool enabled = false;
     bool duplicate = false;
 
-    snprintf(path, sizeof(path), "%s/%s", dir, file);
-    if (hf_manifest_read(path, &m, why, sizeof(why)) < 0) {
-        reason = why;
-    } else {
-        valid = true;
-        enabled = hf_config_plugin_enabled(m.name);
-        for (size_t i = 0; i < *seen_count; i++)
-            duplicate |= strcmp(seen[i].name, m.name) == 0;
-        if (!duplicate) {
-            snprintf(seen[*seen_count].name, sizeof(seen[*seen_count].name), "%s", m.name);
-            (*seen_count)++;
-        }
-        const struct hf_backend *b = hf_backend_find(m.name);
-        loaded = b != NULL && strcmp(b->manifest_path, path) == 0;
-        const char *library_path = NULL;
-        char ignored[HF_MANIFEST_WHY_SIZE];
-        if (hf_manifest_library_path(&m, dir, library, sizeof(library), ignored, sizeof(ignored)) ==
-            0)
-            library_path = library;
-        if (loaded)
-            reason = NULL;
-        else if (s->loader_rc == 1)
-            reason = "not opened: plugins are loaded only once a GPU runtime is bound";
-        else
-            reason = loader_reason(s->loader_log, m.name, path, library_path, why, sizeof(why));
-        if (!loaded && reason == NULL)
-            reason = duplicate ? "another manifest already uses this name"
-                               : "not loaded (the library logged no reason)";
+    memset(r, 0, sizeof(*r));
+    snprintf(r->file, sizeof(r->file), "%s", file);
+    snprintf(r->path, sizeof(r->path), "%s/%s", dir, file);
+    if (hf_manifest_read(r->path, &r->m, why, sizeof(why)) < 0) {
+        snprintf(r->reason, sizeof(r->reason), "%s", why);
+        return;
     }
-
-    if (loaded)
-        emit_item(e, "%s: %s %s: loaded", file, m.name, m.version);
-    else if (valid)
-        emit_item(e, "%s: %s %s: not loaded: %s", file, m.name, m.version, reason);
+    r->valid = true;
+    r->enabled = hf_config_plugin_enabled(r->m.name);
+    for (size_t i = 0; i < *seen_count; i++)
+        duplicate |= strcmp(seen[i].name, r->m.name) == 0;
+    if (!duplicate) {
+        snprintf(seen[*seen_count].name, sizeof(seen[*seen_count].name), "%s", r->m.name);
+        (*seen_count)++;
+    }
+    const struct hf_backend *b = hf_backend_find(r->m.name);
+    r->loaded = b != NULL && strcmp(b->manifest_path, r->path) == 0;
+    const char *library_path = NULL;
+    char ignored[HF_MANIFEST_WHY_SIZE];
+    if (hf_manifest_library_path(&r->m, dir, library, sizeof(library), ignored, sizeof(ignored)) ==
+        0)
+        library_path = library;
+    if (r->loaded)
+        return;
+    if (s->loader_rc == 1)
+        reason = "not opened: plugins are loaded only once a GPU runtime is bound";
     else
-        emit_item(e, "%s: invalid manifest: %s", file, reason);
-    emit_str(e, "file", NULL, file);
-    emit_str(e, "path", NULL, path);
-    emit_bool(e, "valid", NULL, valid);
-    emit_str(e, "name", NULL, valid ? m.name : NULL);
-    emit_str(e, "version", NULL, valid ? m.version : NULL);
-    emit_bool(e, "enabled", NULL, valid && enabled);
-    emit_bool(e, "loaded", NULL, loaded);
-    emit_str(e, "reason", NULL, reason);
+        reason = loader_reason(s->loader_log, r->m.name, r->path, library_path, why, sizeof(why));
+    if (reason == NULL)
+        reason = duplicate ? "another manifest already uses this name"
+                           : "not loaded (the library logged no reason)";
+    snprintf(r->reason, sizeof(r->reason), "%s", reason);
+}
+
+int manifest_results(const struct check_setup *s, const char *dir,
+                     struct manifest_result **results_p)
+{
+    struct dirent **names = NULL;
+    *results_p = NULL;
+    if (dir == NULL || dir[0] == '\0')
+        return -ENOENT;
+    int n = scandir(dir, &names, manifest_filter, manifest_compare);
+    if (n < 0)
+        return -errno;
+    struct manifest_result *results = calloc((size_t)n + 1, sizeof(*results));
+    struct seen_name *seen = calloc((size_t)n + 1, sizeof(*seen));
+    size_t seen_count = 0;
+    for (int i = 0; i < n; i++) {
+        if (results != NULL && seen != NULL)
+            manifest_result(s, dir, names[i]->d_name, seen, &seen_count, &results[i]);
+        free(names[i]);
+    }
+    free(names);
+    free(seen);
+    if (results == NULL || seen == NULL) {
+        free(results);
+        return -ENOMEM;
+    }
+    *results_p = results;
+    return n;
+}
+
+static void report_manifest(struct emit *e, const struct manifest_result *r)
+{
+    if (r->loaded)
+        emit_item(e, "%s: %s %s: loaded", r->file, r->m.name, r->m.version);
+    else if (r->valid)
+        emit_item(e, "%s: %s %s: not loaded: %s", r->file, r->m.name, r->m.version, r->reason);
+    else
+        emit_item(e, "%s: invalid manifest: %s", r->file, r->reason);
+    emit_str(e, "file", NULL, r->file);
+    emit_str(e, "path", NULL, r->path);
+    emit_bool(e, "valid", NULL, r->valid);
+    emit_str(e, "name", NULL, r->valid ? r->m.name : NULL);
+    emit_str(e, "version", NULL, r->valid ? r->m.version : NULL);
+    emit_bool(e, "enabled", NULL, r->valid && r->enabled);
+    emit_bool(e, "loaded", NULL, r->loaded);
+    emit_str(e, "reason", NULL, r->loaded ? NULL : r->reason);
     emit_end(e);
 }
 
@@ -208,12 +236,10 @@ void report_plugins(struct emit *e, const struct check_setup *s)
     const char *dir = hf_config_get_string("plugins.directory");
     emit_section(e, "plugins", "Plugin directory");
     emit_str(e, "directory", "directory", dir);
-    struct dirent **names = NULL;
-    int n = dir != NULL && dir[0] != '\0' ? scandir(dir, &names, manifest_filter, manifest_compare)
-                                          : -1;
+    struct manifest_result *results;
+    int n = manifest_results(s, dir, &results);
     if (n < 0) {
-        int err = dir != NULL && dir[0] != '\0' ? errno : ENOENT;
-        emit_strf(e, "error", "error", "cannot read the directory: %s", strerror(err));
+        emit_strf(e, "error", "error", "cannot read the directory: %s", strerror(-n));
         emit_list(e, "manifests", NULL);
         emit_end(e);
         emit_end(e);
@@ -223,15 +249,9 @@ void report_plugins(struct emit *e, const struct check_setup *s)
     emit_list(e, "manifests", "manifests");
     if (n == 0)
         emit_text(e, "none (no *.xml file): no backend can load");
-    struct seen_name *seen = calloc((size_t)n + 1, sizeof(*seen));
-    size_t seen_count = 0;
-    for (int i = 0; i < n; i++) {
-        if (seen != NULL)
-            report_manifest(e, s, dir, names[i]->d_name, seen, &seen_count);
-        free(names[i]);
-    }
-    free(names);
-    free(seen);
+    for (int i = 0; i < n; i++)
+        report_manifest(e, &results[i]);
+    free(results);
     emit_end(e);
     emit_end(e);
 }
@@ -320,99 +340,4 @@ void report_messages(struct emit *e, const struct check_setup *s, bool verbose)
     if (!any)
         emit_text(e, "none");
     emit_end(e);
-}
-
-/* ---- the verdict --------------------------------------------------------------------------- */
-
-/* Whether the selector could ever hand device memory to @p b (manifest, caps, compat mode). */
-static bool serves_device_memory(const struct hf_backend *b, enum hf_compat_mode mode)
-{
-    uint32_t caps = b->ops->caps;
-    if (!(b->mem_types & (1u << HF_MEM_DEVICE)) || !(caps & (HF_CAP_READ | HF_CAP_WRITE)))
-        return false;
-    if (mode == HF_COMPAT_FORCE && !(caps & HF_CAP_COMPAT))
-        return false;
-    if (mode == HF_COMPAT_OFF && (caps & HF_CAP_COMPAT))
-        return false;
-    return true;
-}
-
-bool check_gpu_io_usable(const struct check_setup *s)
-{
-    const struct hf_gpu_runtime *rt = hf_gpu_runtime();
-    if (s->config_rc < 0 || rt == NULL || rt->device_count < 1 || s->loader_rc < 0)
-        return false;
-    enum hf_compat_mode mode = hf_config_compat_mode();
-    for (unsigned i = 0; i < hf_backend_count(); i++) {
-        if (serves_device_memory(hf_backend_at(i), mode))
-            return true;
-    }
-    return false;
-}
-
-/* Why GPU I/O is not usable, in one sentence, into @p buf. */
-static const char *unusable_reason(const struct check_setup *s, char *buf, size_t size)
-{
-    if (check_setup_problem(s, buf, size) != NULL)
-        return buf;
-    if (hf_backend_count() == 0) {
-        snprintf(buf, size, "no backend loaded from %s (see the plugin directory above)",
-                 hf_config_get_string("plugins.directory"));
-        return buf;
-    }
-    enum hf_compat_mode mode = hf_config_compat_mode();
-    bool any_device = false;
-    for (unsigned i = 0; i < hf_backend_count(); i++)
-        any_device |= (hf_backend_at(i)->mem_types & (1u << HF_MEM_DEVICE)) != 0;
-    if (!any_device)
-        snprintf(buf, size, "no loaded backend accepts device memory");
-    else
-        snprintf(buf, size,
-                 "properties.compat_mode is %s and no loaded backend that accepts device memory "
-                 "is admitted by it",
-                 compat_mode_name(mode));
-    return buf;
-}
-
-int report_verdict(struct emit *e, const struct check_setup *s)
-{
-    bool usable = check_gpu_io_usable(s);
-    char reason[4096];
-    char names[1024] = "";
-    size_t used = 0;
-    enum hf_compat_mode mode = hf_config_compat_mode();
-
-    emit_section(e, "verdict", "Verdict");
-    emit_bool(e, "usable", NULL, usable);
-    emit_list(e, "device_memory_backends", NULL);
-    for (unsigned i = 0; usable && i < hf_backend_count(); i++) {
-        const struct hf_backend *b = hf_backend_at(i);
-        if (!serves_device_memory(b, mode))
-            continue;
-        emit_elem(e, b->name);
-        if (used < sizeof(names))
-            used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s", used ? ", " : "",
-                                     b->name);
-    }
-    emit_end(e);
-    if (usable) {
-        const struct hf_gpu_runtime *rt = hf_gpu_runtime();
-        snprintf(reason, sizeof(reason),
-                 "GPU I/O is usable: runtime %s with %d device%s%s; backends for device "
-                 "memory: %s; %s",
-                 hf_gpu()->name, rt->device_count, rt->device_count == 1 ? "" : "s",
-                 rt->host_emulated ? " (host emulation)" : "", names,
-                 hf_loader_has_direct_backend() ? "a direct path is available"
-                                                : "no direct path (data goes through host memory)");
-        emit_str(e, "reason", NULL, NULL);
-    } else {
-        char why[3072];
-        unusable_reason(s, why, sizeof(why));
-        snprintf(reason, sizeof(reason), "GPU I/O is NOT usable: %s", why);
-        emit_str(e, "reason", NULL, why);
-    }
-    emit_str(e, "summary", NULL, reason);
-    emit_text(e, "%s", reason);
-    emit_end(e);
-    return usable ? CHECK_EXIT_USABLE : CHECK_EXIT_UNUSABLE;
 }

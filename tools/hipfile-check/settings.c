@@ -240,6 +240,17 @@ static void report_runtime(struct emit *e, const struct check_setup *s)
     const struct hf_gpu_runtime *rt = hf_gpu_runtime();
     const struct hf_gpu_ops *ops = hf_gpu();
     emit_bool(e, "bound", "bound", rt != NULL);
+    emit_bool(e, "host_fallback", NULL, s->host_fallback);
+    if (s->host_fallback) {
+        const char *why = log_last_error(s->auto_log, error, sizeof(error));
+        const char *prefix = "GPU runtime: ";
+        if (why != NULL && strncmp(why, prefix, strlen(prefix)) == 0)
+            why += strlen(prefix);
+        emit_str(e, "auto_error", "auto", why != NULL ? why : "no GPU runtime with a device");
+        emit_text(e, "(no GPU runtime reports a device, so hipfile-check uses the host emulation "
+                     "built beside it, as a program linked with libhip-host does; the library "
+                     "itself never picks the emulation)");
+    }
     if (rt != NULL) {
         Dl_info where;
         const char *library = NULL;

@@ -1,10 +1,14 @@
 /*
  * Setting the library up the way the first hipFileDriverOpen does (config, GPU runtime, plugins),
  * one step at a time so each step's log lines are kept apart, and the one-sentence reason when a
- * step failed.
+ * step failed. One difference: where gpu.runtime = "auto" finds no GPU, the plain hipfile-check
+ * takes the host emulation beside it, and says so.
  */
+#include <dlfcn.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "check.h"
 #include "config.h"
@@ -15,9 +19,27 @@
 /* Everything is captured; the report shows warnings and errors unless --verbose. */
 #define CAPTURE_LEVEL HF_LOG_DEBUG
 
+/* The host runtime provider's file (runtimes/host). */
+#define HOST_PROVIDER_SONAME "libhip-host.so.0"
+
 static char *step_log(const struct check_setup *s, off_t from)
 {
     return capture_text(&s->capture, from);
+}
+
+/* The file that holds the bound runtime, into @p buf. */
+static void bound_library(char *buf, size_t size)
+{
+    const struct hf_gpu_runtime *rt = hf_gpu_runtime();
+    Dl_info where;
+    void *fn = NULL;
+    snprintf(buf, size, "%s", HOST_PROVIDER_SONAME);
+    if (rt == NULL)
+        return;
+    /* POSIX lets a function pointer travel as void *; dladdr names the file holding it. */
+    memcpy(&fn, &rt->get_device_count, sizeof(fn));
+    if (dladdr(fn, &where) != 0 && where.dli_fname != NULL)
+        snprintf(buf, size, "%s", where.dli_fname);
 }
 
 void check_setup_run(struct check_setup *s)
@@ -38,8 +60,24 @@ void check_setup_run(struct check_setup *s)
         return;
 
     from = capture_mark(&s->capture);
-    s->gpu_rc = hf_gpu_bind(hf_config_get_string("gpu.runtime"));
+    const char *runtime = hf_config_get_string("gpu.runtime");
+    s->gpu_rc = hf_gpu_bind(runtime);
     s->gpu_log = step_log(s, from);
+    /*
+     * This build links no provider, so it stands for the machine rather than for one kind of
+     * program. Where "auto" finds no GPU, the machine's answer is the host emulation that was
+     * built or installed with the tool: programs linked with libhip-host get exactly that.
+     */
+    if (s->gpu_rc == -ENODEV && runtime != NULL && strcasecmp(runtime, "auto") == 0 &&
+        strcmp(HF_CHECK_PROVIDER, "none") == 0) {
+        s->auto_log = s->gpu_log;
+        from = capture_mark(&s->capture);
+        /* By name: this program's run path is the directory the tools' libraries are in. */
+        s->gpu_rc = hf_gpu_bind("host");
+        s->gpu_log = step_log(s, from);
+        s->host_fallback = s->gpu_rc == 0;
+        bound_library(s->host_library, sizeof(s->host_library));
+    }
     if (s->gpu_rc < 0)
         return;
 
@@ -55,7 +93,8 @@ void check_setup_free(struct check_setup *s)
     free(s->gpu_log);
     free(s->loader_log);
     free(s->explain_log);
-    s->config_log = s->gpu_log = s->loader_log = s->explain_log = NULL;
+    free(s->auto_log);
+    s->config_log = s->gpu_log = s->loader_log = s->explain_log = s->auto_log = NULL;
 }
 
 char *log_last_error(const char *log, char *buf, size_t size)

@@ -36,9 +36,10 @@ static void print_summary(const struct cp_options *o, const char *dst, uint64_t 
 {
     if (o->quiet)
         return;
-    printf("copied %llu bytes (%.1f MiB) from %s to %s in %.3f s: %.1f MB/s\n",
+    /* As hipfile-bench: sizes in MiB (2^20 bytes), rates in GB/s (10^9 bytes per second). */
+    printf("copied %llu bytes (%.1f MiB) from %s to %s in %.3f s: %.3f GB/s\n",
            (unsigned long long)size, (double)size / 1048576.0, o->src, dst, seconds,
-           seconds > 0 ? (double)size / seconds / 1e6 : 0.0);
+           seconds > 0 ? (double)size / seconds / 1e9 : 0.0);
 }
 
 int main(int argc, char **argv)

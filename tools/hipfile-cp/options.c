@@ -29,8 +29,12 @@ static const char usage_text[] =
     "      --version      versions of this program and of the hipfile library\n"
     "\n"
     "Exit status: 0 copied (and verified), 1 the copy or the verification failed, 2 bad command\n"
-    "line. The configuration comes from HIPFILE_CONFIG (or /etc/hipfile.conf) and the GPU\n"
-    "runtime from HIPFILE_GPU_RUNTIME, as for any hipfile program.\n";
+    "line. Sizes are in MiB (2^20 bytes), rates in GB/s (10^9 bytes per second).\n"
+    "\n"
+    "The configuration is the file HIPFILE_CONFIG names, else the first that exists of the\n"
+    "installation's own hipfile.conf (<prefix>/etc/hipfile.conf; in the build tree, the build's\n"
+    "hipfile.conf) and /etc/hipfile.conf. HIPFILE_GPU_RUNTIME and the other variables apply as\n"
+    "for any hipfile program; hipfile-check shows what they resolve to.\n";
 
 static int parse_size(const char *text, uint64_t *out)
 {

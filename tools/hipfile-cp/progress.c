@@ -1,7 +1,8 @@
 /*
- * hipfile-cp's progress line: percentage, bar, bytes and rate, redrawn in place on standard
- * error. Drawn only when asked for, which by default means only on a terminal, so logs and
- * pipes never receive carriage returns.
+ * hipfile-cp's progress line: percentage, bar, MiB (2^20 bytes) and rate in GB/s (10^9 bytes per
+ * second, as in the summary line and hipfile-bench), redrawn in place on standard error. Drawn only
+ * when asked for, which by default means only on a terminal, so logs and pipes never receive
+ * carriage returns.
  */
 #include <stdio.h>
 #include <time.h>

@@ -155,7 +155,8 @@ if(STEP STREQUAL "install")
 
   # The installed hipfile-check (the core linked into a program in bin/) must find the installed
   # config file and plugins by itself, and so must a copy of the tree moved elsewhere. Without a GPU
-  # it reports no runtime and exits 1; the report is still complete.
+  # it binds the host emulation installed beside it and says so; on any machine the report is
+  # complete.
   function(hf_check_finds_its_tree what bindir libdir confdir)
     execute_process(COMMAND ${_clean_env} ${bindir}/hipfile-check --json
       OUTPUT_VARIABLE _json ERROR_VARIABLE _err RESULT_VARIABLE _rc)
@@ -189,6 +190,21 @@ if(STEP STREQUAL "install")
   hf_installed_path(_moved_confdir ${_moved} "${_destdir}" ${CONFDIR})
   hf_installed_path(_moved_bindir ${_moved} "${_destdir}" ${BINDIR})
   hf_check_finds_its_tree(moved ${_moved_bindir} ${_moved_libdir} ${_moved_confdir})
+
+  # Without its config file the tree runs on the built-in defaults, and the info line that says so
+  # shows at the level the load itself sets (here HIPFILE_LOG_LEVEL=info).
+  if(NOT _absolute AND NOT EXISTS /etc/hipfile.conf)
+    file(REMOVE ${_moved_confdir}/hipfile.conf)
+    file(REAL_PATH ${_moved_confdir} _moved_confdir_real)
+    execute_process(COMMAND ${_clean_env} HIPFILE_LOG_LEVEL=info ${_moved_bindir}/hipfile-check
+                            --verbose
+      OUTPUT_VARIABLE _out ERROR_VARIABLE _err RESULT_VARIABLE _rc)
+    string(FIND "${_out}" "hipfile[core] info: no config file at ${_moved_confdir_real}/hipfile.conf or /etc/hipfile.conf; using built-in defaults" _at)
+    if(_at LESS 0)
+      message(FATAL_ERROR "without its config file, the moved tree's hipfile-check does not say "
+        "so at info level (exit ${_rc}):\n${_out}${_err}")
+    endif()
+  endif()
 
 elseif(STEP STREQUAL "consumer")
   if(NOT EXISTS ${_tree_file})
