@@ -6,6 +6,8 @@ Usage: check_config_snippet.py HIPFILE_CHECK CONFIG_FILE PLUGIN_DIR
 Runs hipfile-check --json with HIPFILE_CONFIG=CONFIG_FILE (plugins from PLUGIN_DIR, so a
 plugins.directory in the snippet need not exist here) and fails unless the file loaded and the
 library logged nothing about it: a typo in a key, a value out of range or a wrong type all fail.
+A snippet may configure a plugin PLUGIN_DIR does not hold (the one a how-to builds): the lines
+saying that no manifest there has its name are expected, and only those are let through.
 """
 import json
 import os
@@ -30,6 +32,8 @@ def main(argv):
     name = os.path.basename(config)
     for message in report.get("messages") or []:
         text = message if isinstance(message, str) else json.dumps(message)
+        if "warn:" in text and "has that name" in text:
+            continue
         if name in text and ("warn" in text or "error" in text):
             problems.append("logged: " + text)
     for problem in problems:

@@ -14,10 +14,12 @@ HF_BUILD_DIR=${HIPFILE_BUILD_DIR:-$HF_SOURCE_DIR/build}
 HF_JOBS=${HIPFILE_JOBS:-$(nproc 2>/dev/null || echo 2)}
 
 # What building and testing needs on Debian 12 (bookworm); python3 checks the tools' JSON output
-# and the documentation's code blocks; python3-sphinx builds the documentation; clang-14 and
-# libclang-rt-14-dev (which carries libFuzzer) build the fuzz targets (scripts/test-fuzz).
+# and the documentation's code blocks; python3-sphinx builds the documentation, and doxygen and
+# python3-breathe its C API reference from include/hipfile.h; clang-14 and libclang-rt-14-dev
+# (which carries libFuzzer) build the fuzz targets (scripts/test-fuzz).
 HF_PACKAGES=(cmake ninja-build gcc g++ pkg-config libconfig-dev libxml2-dev libgtest-dev
-    libamdhip64-dev liburing-dev python3 python3-sphinx clang-14 libclang-rt-14-dev)
+    libamdhip64-dev liburing-dev python3 python3-sphinx doxygen python3-breathe clang-14
+    libclang-rt-14-dev)
 
 hf_say() {
     printf '==> %s\n' "$*"
