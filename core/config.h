@@ -150,4 +150,15 @@ int hf_config_plugin_bool(const char *plugin, const char *key, bool *value_p);
  * The string stays valid for the life of the process. */
 int hf_config_plugin_string(const char *plugin, const char *key, const char **value_p);
 
+struct hf_setting_decl;
+/**
+ * Record the keys plugin @p plugin declares for its group (@p count entries of @p decls, kept by
+ * reference: the plugin stays loaded), validate the group's values against them (errors and
+ * warnings name file and line), and from then on answer hf_config_plugin_int, _bool and _string
+ * for a declared key with its default when unset. Returns 0, or -EINVAL when a value the file
+ * gives is not acceptable (logged).
+ */
+int hf_config_declare_plugin_settings(const char *plugin, const struct hf_setting_decl *decls,
+                                      unsigned count);
+
 #endif

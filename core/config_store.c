@@ -666,3 +666,12 @@ out_unlock:
     hf_config_store_unlock();
     return rc;
 }
+
+int hf_config_declare_plugin_settings(const char *plugin, const struct hf_setting_decl *decls,
+                                      unsigned count)
+{
+    (void)plugin;
+    (void)decls;
+    (void)count;
+    return 0;
+}

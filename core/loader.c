@@ -47,6 +47,9 @@ static const size_t ops_size_for_minor[] = {
     /* Minor 4 added the optional stream_prepare to ops tables. */
     [4] = offsetof(struct hf_backend_ops, stream_prepare) +
           sizeof(((struct hf_backend_ops *)0)->stream_prepare),
+    /* Minor 5 added the optional settings declarations to ops tables and core_limits. */
+    [5] = offsetof(struct hf_backend_ops, setting_count) +
+          sizeof(((struct hf_backend_ops *)0)->setting_count),
 };
 _Static_assert(sizeof(ops_size_for_minor) / sizeof(ops_size_for_minor[0]) ==
                    HF_BACKEND_ABI_MINOR + 1,

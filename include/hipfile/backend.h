@@ -36,7 +36,7 @@ extern "C" {
 /** ABI major implemented by this header; also the suffix of the entry symbol. */
 #define HF_BACKEND_ABI_MAJOR 1u
 /** ABI minor implemented by this header. */
-#define HF_BACKEND_ABI_MINOR 4u
+#define HF_BACKEND_ABI_MINOR 5u
 /** Name of the one symbol a plugin exports. */
 #define HF_BACKEND_ENTRY_SYMBOL "hf_backend_entry_v1"
 
@@ -75,14 +75,22 @@ enum hf_mem_type {
     HF_MEM_ARRAY = 4,       /**< array memory (never usable for I/O) */
 };
 
-/** Capability bits in hf_backend_ops.caps. */
+/**
+ * Capability bits in hf_backend_ops.caps: the directions a backend serves and whether it is a
+ * direct path. Which memory and which files it accepts is stated once, in the manifest's
+ * <requirements>; the selector never offers a backend a request outside them, so score() need
+ * not check them again.
+ */
 enum hf_backend_caps {
-    HF_CAP_READ = 1u << 0,       /**< serves reads */
-    HF_CAP_WRITE = 1u << 1,      /**< serves writes */
-    HF_CAP_DEVICE_MEM = 1u << 2, /**< moves data to and from device memory */
-    HF_CAP_HOST_MEM = 1u << 3,   /**< moves data to and from host memory */
-    HF_CAP_DIRECT = 1u << 4,     /**< a direct path: no host bounce buffer */
-    HF_CAP_COMPAT = 1u << 5,     /**< the compatibility (POSIX) path */
+    HF_CAP_READ = 1u << 0,  /**< serves reads */
+    HF_CAP_WRITE = 1u << 1, /**< serves writes */
+    /** Ignored since ABI minor 5: the manifest's <memory> list says which memory is taken. */
+    HF_CAP_DEVICE_MEM = 1u << 2,
+    /** Ignored since ABI minor 5: the manifest's <memory> list says which memory is taken. */
+    HF_CAP_HOST_MEM = 1u << 3,
+    HF_CAP_DIRECT = 1u << 4, /**< a direct path: no host bounce buffer */
+    /** Ignored since ABI minor 5: a backend without HF_CAP_DIRECT is a bounce path. */
+    HF_CAP_COMPAT = 1u << 5,
 };
 
 /** Facts about a registered file, gathered once at registration. */
@@ -224,7 +232,56 @@ struct hf_sys_ops {
     ssize_t (*preadv2)(int fd, const struct iovec *iov, int iovcnt, off_t offset, int flags);
 };
 
-/** What the core offers a backend. One instance per loaded backend. */
+/** Type of a setting a backend declares (since ABI minor 5). */
+enum hf_setting_decl_type {
+    HF_DECL_INT = 1,    /**< integer within [min, max], a multiple of `multiple` when nonzero */
+    HF_DECL_BOOL = 2,   /**< true or false */
+    HF_DECL_STRING = 3, /**< text; `names`, when not NULL, lists the values accepted */
+};
+
+/**
+ * One key of a backend's config group, declared by the backend (since ABI minor 5). The core checks
+ * the config file's value against it when the plugin loads, warns with file:line about keys in the
+ * group that no declaration names, lists every declared key with its value and where that value
+ * came from in hipfile-check and the documentation, and answers config_int, config_bool and
+ * config_string with the declared default when the key is unset.
+ */
+struct hf_setting_decl {
+    const char *key;            /**< name inside the backend's group, dotted for subgroups */
+    int type;                   /**< enum hf_setting_decl_type */
+    const char *unit;           /**< "KiB", "ms"... or NULL */
+    int64_t default_int;        /**< default of an int or bool (0/1) key */
+    const char *default_string; /**< default of a string key, NULL for none */
+    int64_t min;                /**< smallest int value accepted */
+    int64_t max;                /**< largest int value accepted */
+    int64_t multiple;           /**< an int value must be a multiple of this; 0 = any */
+    const char *const *names;   /**< accepted values of a string key, NULL-terminated, or NULL */
+    const char *env;            /**< environment variable that overrides the key, or NULL */
+    bool live;                  /**< may change while the driver is open (read it when used) */
+    const char *help;           /**< one line for hipfile-check and the docs */
+};
+
+/**
+ * Since ABI minor 5: the core settings a backend obeys, as their current values. hf_host_api.
+ * core_limits fills it with a few atomic loads, so a backend may read it for every request. The
+ * core's settings table documents each key.
+ */
+struct hf_core_limits {
+    uint32_t struct_size;              /**< sizeof(struct hf_core_limits) as built by the core */
+    bool parallel_io;                  /**< execution.parallel_io */
+    bool force_odirect_mode;           /**< properties.force_odirect_mode */
+    uint32_t max_request_parallelism;  /**< execution.max_request_parallelism, 0 = no limit */
+    uint64_t min_io_threshold_size_kb; /**< execution.min_io_threshold_size_kb */
+    uint64_t per_buffer_cache_size_kb; /**< properties.per_buffer_cache_size_kb */
+    uint64_t max_device_cache_size_kb; /**< properties.max_device_cache_size_kb */
+    uint64_t max_device_pinned_mem_size_kb; /**< properties.max_device_pinned_mem_size_kb */
+};
+
+/**
+ * What the core offers a backend. One instance per loaded backend. The core fills every member
+ * up to its own ABI minor (host->abi_minor); a backend that needs minor N checks
+ * host->abi_minor >= N once, at its entry point, and never tests members one by one.
+ */
 struct hf_host_api {
     uint32_t struct_size; /**< sizeof(struct hf_host_api) as built by the core */
     uint32_t abi_minor;   /**< the core's ABI minor */
@@ -256,6 +313,8 @@ struct hf_host_api {
                         void (*task)(void *arg, unsigned index), void *arg);
     /** Since ABI minor 1: how many tasks parallel_run may run at once (workers + caller). */
     unsigned (*parallel_width)(const struct hf_host_api *host);
+    /** Since ABI minor 5: the current values of the core settings a backend obeys. */
+    void (*core_limits)(const struct hf_host_api *host, struct hf_core_limits *limits_p);
 };
 
 /** A backend's operations. Members after `caps` may be NULL only where marked optional. */
@@ -313,6 +372,15 @@ struct hf_backend_ops {
      * requests still run.
      */
     int (*stream_prepare)(void *backend, int device);
+    /**
+     * Optional, since ABI minor 5: the keys of this backend's config group (hf_setting_decl),
+     * setting_count of them. With a table, the core validates the group against it before init,
+     * and config_int, config_bool and config_string answer a declared key with its default when
+     * it is unset; a key the table does not declare reads as -ENOENT.
+     */
+    const struct hf_setting_decl *settings;
+    /** Since ABI minor 5: entries in settings. */
+    unsigned setting_count;
 };
 
 /**

@@ -379,7 +379,7 @@ PIN_VALUE(HIPFILE_STREAM_FLAGS_MASK, 0xf);
 
 PIN_VALUE(HF_BACKEND_MAGIC, 0x48464245u);
 PIN_VALUE(HF_BACKEND_ABI_MAJOR, 1u);
-static_assert(HF_BACKEND_ABI_MINOR == 4u,
+static_assert(HF_BACKEND_ABI_MINOR == 5u,
               "the plugin ABI minor changed: update the size pins below for the new minor");
 PIN_VALUE(HF_EGPU, 4096);
 
@@ -484,7 +484,7 @@ PIN_OFFSET(struct hf_sys_ops, fdatasync, 32);
 PIN_OFFSET(struct hf_sys_ops, ioctl, 40);
 PIN_OFFSET(struct hf_sys_ops, preadv2, 48); // minor 1
 
-PIN_SIZE(struct hf_host_api, 80);
+PIN_SIZE(struct hf_host_api, 88);
 PIN_OFFSET(struct hf_host_api, struct_size, 0);
 PIN_OFFSET(struct hf_host_api, abi_minor, 4);
 PIN_OFFSET(struct hf_host_api, core_private, 8);
@@ -496,8 +496,9 @@ PIN_OFFSET(struct hf_host_api, gpu, 48);
 PIN_OFFSET(struct hf_host_api, sys, 56);
 PIN_OFFSET(struct hf_host_api, parallel_run, 64);   // minor 1
 PIN_OFFSET(struct hf_host_api, parallel_width, 72); // minor 1
+PIN_OFFSET(struct hf_host_api, core_limits, 80);    // minor 5
 
-PIN_SIZE(struct hf_backend_ops, 128);
+PIN_SIZE(struct hf_backend_ops, 144);
 PIN_OFFSET(struct hf_backend_ops, magic, 0);
 PIN_OFFSET(struct hf_backend_ops, abi_major, 4);
 PIN_OFFSET(struct hf_backend_ops, abi_minor, 8);
@@ -516,6 +517,32 @@ PIN_OFFSET(struct hf_backend_ops, read, 96);
 PIN_OFFSET(struct hf_backend_ops, write, 104);
 PIN_OFFSET(struct hf_backend_ops, submit_many, 112);
 PIN_OFFSET(struct hf_backend_ops, stream_prepare, 120);
+PIN_OFFSET(struct hf_backend_ops, settings, 128);      // minor 5
+PIN_OFFSET(struct hf_backend_ops, setting_count, 136); // minor 5
+
+PIN_SIZE(struct hf_core_limits, 48);
+PIN_OFFSET(struct hf_core_limits, struct_size, 0);
+PIN_OFFSET(struct hf_core_limits, parallel_io, 4);
+PIN_OFFSET(struct hf_core_limits, force_odirect_mode, 5);
+PIN_OFFSET(struct hf_core_limits, max_request_parallelism, 8);
+PIN_OFFSET(struct hf_core_limits, min_io_threshold_size_kb, 16);
+PIN_OFFSET(struct hf_core_limits, per_buffer_cache_size_kb, 24);
+PIN_OFFSET(struct hf_core_limits, max_device_cache_size_kb, 32);
+PIN_OFFSET(struct hf_core_limits, max_device_pinned_mem_size_kb, 40);
+
+PIN_SIZE(struct hf_setting_decl, 96);
+PIN_OFFSET(struct hf_setting_decl, key, 0);
+PIN_OFFSET(struct hf_setting_decl, type, 8);
+PIN_OFFSET(struct hf_setting_decl, unit, 16);
+PIN_OFFSET(struct hf_setting_decl, default_int, 24);
+PIN_OFFSET(struct hf_setting_decl, default_string, 32);
+PIN_OFFSET(struct hf_setting_decl, min, 40);
+PIN_OFFSET(struct hf_setting_decl, max, 48);
+PIN_OFFSET(struct hf_setting_decl, multiple, 56);
+PIN_OFFSET(struct hf_setting_decl, names, 64);
+PIN_OFFSET(struct hf_setting_decl, env, 72);
+PIN_OFFSET(struct hf_setting_decl, live, 80);
+PIN_OFFSET(struct hf_setting_decl, help, 88);
 
 static_assert(std::is_same<hf_backend_entry_fn, decltype(&hf_backend_entry_v1)>::value,
               "hf_backend_entry_fn matches the declared entry point");
