@@ -25,6 +25,9 @@ FakeState *g_fake;
 namespace
 {
 thread_local int t_current_device = 0;
+// The parallel_run task the calling thread is running, -1 outside one: which thread runs a task
+// depends on scheduling, which task queued a copy does not.
+thread_local int t_task_index = -1;
 } // namespace
 
 int CurrentDevice()
@@ -211,6 +214,8 @@ int FakeMemcpyAsync(void *dst, const void *src, size_t size, void *stream)
         device_side = dst_pinned ? src : dst;
         g_fake->copy_sizes.push_back(size);
         g_fake->copy_threads.insert(std::this_thread::get_id());
+        if (t_task_index >= 0)
+            g_fake->copy_tasks.insert(static_cast<unsigned>(t_task_index));
         const FakeState::DeviceRange *range = DeviceRangeOf(device_side, size);
         if (s == nullptr || s->device != t_current_device ||
             (range != nullptr && range->device >= 0 && range->device != s->device))
@@ -530,7 +535,9 @@ int FakeParallelRun(const hf_host_api *, unsigned n, void (*task)(void *arg, uns
     auto work = [&] {
         for (unsigned i; (i = next++) < n;) {
             enter();
+            t_task_index = static_cast<int>(i);
             task(arg, i);
+            t_task_index = -1;
             g_fake->tasks_running--;
         }
     };
@@ -545,7 +552,9 @@ int FakeParallelRun(const hf_host_api *, unsigned n, void (*task)(void *arg, uns
         for (int i = 0; i < 2000 && !g_fake->set_device_failed; i++)
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
+    t_task_index = static_cast<int>(first);
     task(arg, first);
+    t_task_index = -1;
     g_fake->tasks_running--;
     work();
     for (std::thread &h : helpers)

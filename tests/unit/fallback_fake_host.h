@@ -96,6 +96,7 @@ struct FakeState {
     std::atomic<int> copy_device{-1};
     std::vector<size_t> copy_sizes; // bytes of each queued copy, in queue order; guarded by mu
     std::set<std::thread::id> copy_threads; // threads that queued copies; guarded by mu
+    std::set<unsigned> copy_tasks; // parallel_run task indices that queued copies; guarded by mu
     std::vector<size_t> preadv2_sizes; // bytes each preadv2 asked for, in call order; guarded by mu
     std::vector<size_t> pread_sizes;   // bytes each pread asked for, in call order; guarded by mu
     std::vector<size_t> pwrite_sizes;  // bytes each pwrite asked for, in call order; guarded by mu

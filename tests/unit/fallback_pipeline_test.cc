@@ -114,7 +114,7 @@ TEST_F(FallbackPlugin, PipelineOffTheLanesServeReads)
     ASSERT_EQ(Read(f, b, 0, size, 0), static_cast<ssize_t>(size));
     EXPECT_EQ(hf_test_pattern_check(b.data(), size, 0, 65), -1);
     EXPECT_EQ(fake_->parallel_tasks, 3) << "one lane per 4 MiB window";
-    EXPECT_GT(fake_->copy_threads.size(), 1u) << "each lane queues its own copies";
+    EXPECT_GT(fake_->copy_tasks.size(), 1u) << "each lane queues its own copies";
 }
 
 } // namespace
