@@ -438,6 +438,41 @@ TEST_F(Loader, ManifestStatingTheLibrarysOwnMinorLoads)
     EXPECT_EQ(loaded_names(), Names{"fixture-good"}) << log_->text();
 }
 
+TEST_F(Loader, LibraryReportingAnOlderMinorThanItsManifestIsRefused)
+{
+    dir_.add_library("older-abi"); // reports minor 2
+    Manifest m;
+    m.name = "older-abi";
+    m.abi_minor = 3;
+    dir_.add_manifest(m);
+    ASSERT_EQ(load(), 0);
+    EXPECT_EQ(hf_backend_count(), 0u);
+    EXPECT_NE(skip_line("older-abi")
+                  .find("manifest says 1.3, library reports 1.2: the manifest or "
+                        "the library is out of date; skipped"),
+              std::string::npos)
+        << log_->text();
+    EXPECT_FALSE(is_mapped(dir_.file("libhipfile-older-abi.so")));
+}
+
+TEST_F(Loader, OpsNewerThanTheNegotiatedMinorAreNeverUsed)
+{
+    dir_.add_library("older-abi"); // minor 2, yet sets submit_many (3) and stream_prepare (4)
+    Manifest m;
+    m.name = "older-abi";
+    m.abi_minor = 2;
+    dir_.add_manifest(m);
+    ASSERT_EQ(load(), 0);
+    hf_backend *b = hf_backend_find("older-abi");
+    ASSERT_NE(b, nullptr) << log_->text();
+    EXPECT_EQ(b->abi_minor, 2u);
+    EXPECT_NE(b->complete.submit_many, b->ops->submit_many);
+    EXPECT_NE(b->complete.stream_prepare, b->ops->stream_prepare);
+    EXPECT_EQ(hf_call_stream_prepare(b, 0), 0) << "the core's default, not the plugin's";
+    hf_backends_stream_prepare(0);
+    EXPECT_EQ(log_->count("could not get ready"), 0u) << log_->text();
+}
+
 TEST(LoaderAbi, LibraryReportingLessThanItsManifestIsRefusedNamingBoth)
 {
     hf_manifest m{};
