@@ -23,9 +23,9 @@ bool hf_backend_retryable(const struct hf_backend *backend, int err);
 /**
  * Let every backend get ready for stream-ordered requests on GPU @p device (stream_prepare, ABI
  * minor 4; one without it has nothing to do and is never asked), before the first such request
- * for it is queued; afterwards a call costs one load per backend. Serialized, so no caller queues a request while another is still preparing.
- * A failure is logged once and not retried; the requests run anyway (the backend then makes what
- * it needs on demand).
+ * for it is queued; afterwards a call costs one load per backend. Serialized, so no caller queues a
+ * request while another is still preparing. A failure is logged once and not retried; the requests
+ * run anyway (the backend then makes what it needs on demand).
  */
 void hf_backends_stream_prepare(int device);
 
