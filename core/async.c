@@ -16,7 +16,7 @@
 #include "executor.h"
 #include "gpu.h"
 #include "io.h"
-#include "loader.h"
+#include "backends.h"
 #include "log.h"
 #include "registry.h"
 #include "stream.h"

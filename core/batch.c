@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "backend_call.h"
 #include "config.h"
 #include "driver.h"
 #include "error.h"
@@ -149,12 +150,14 @@ static hipFileError_t batch_setup(hipFileBatchHandle_t *batch_idp, unsigned max_
                  hf_config_path() ? " " : "", hf_config_path() ? hf_config_path() : "");
         return hf_status(hipFileDriverSetupError);
     }
-    int64_t limit = hf_config_get_int("properties.max_batch_io_count");
+    int64_t limit = hf_setting_int(HF_SETTING_MAX_BATCH_IO_COUNT);
     if ((int64_t)max_nr > limit) {
         hf_error("hipFileBatchIOSetUp: max_nr %u is over properties.max_batch_io_count (%lld)",
                  max_nr, (long long)limit);
         return hf_status(hipFileInvalidValue);
     }
+    /* Before the first batch exists, so the last close always finds the hook. */
+    hf_driver_on_last_close(HF_TEARDOWN_BATCHES, hf_batch_drop_all);
     struct batch *b = batch_create(max_nr);
     if (b == NULL) {
         hf_error("hipFileBatchIOSetUp: out of memory for %u entries", max_nr);
@@ -272,14 +275,15 @@ static ssize_t entry_result(ssize_t r)
 }
 
 /*
- * Run @p n entries. Those whose first choice is the same backend with submit_many go to it
- * together, so it can overlap one entry's file I/O with another's GPU copy; the rest, and any
- * that comes back with an errno the backend says another may retry, take the selector's chain
- * one by one, as hipFileRead/Write would.
+ * Run @p n entries. Those whose first choice is the same backend go to it together through
+ * submit_many, so it can overlap one entry's file I/O with another's GPU copy; an entry that comes
+ * back with an errno the backend says another may retry goes on down its selector chain, as
+ * hipFileRead/Write would.
  */
 static void entries_run(const struct entry *runs, unsigned n, ssize_t *results)
 {
     struct hf_io_call calls[GROUP_MAX];
+    struct hf_chain chains[GROUP_MAX];
     struct hf_backend *first[GROUP_MAX];
     bool open[GROUP_MAX];
     for (unsigned i = 0; i < n; i++) {
@@ -287,7 +291,7 @@ static void entries_run(const struct entry *runs, unsigned n, ssize_t *results)
         open[i] = hf_io_prepare(&calls[i], e->op, e->fh, e->base, e->size, e->file_offset,
                                 e->buf_offset, "hipFileBatchIO entry");
         results[i] = open[i] ? 0 : entry_result(calls[i].rec.result);
-        first[i] = open[i] && n > 1 ? hf_io_first_backend(&calls[i]) : NULL;
+        first[i] = open[i] && n > 1 ? hf_io_chain(&calls[i], &chains[i]) : NULL;
     }
     for (unsigned i = 0; i < n; i++) {
         if (!open[i])
@@ -296,34 +300,29 @@ static void entries_run(const struct entry *runs, unsigned n, ssize_t *results)
         const struct hf_io_request *reqs[GROUP_MAX];
         unsigned members[GROUP_MAX];
         unsigned count = 0;
-        if (b != NULL && b->abi_minor >= 3 && b->ops->submit_many != NULL) {
-            for (unsigned j = i; j < n; j++) {
-                if (open[j] && first[j] == b) {
-                    members[count] = j;
-                    reqs[count++] = &calls[j].req;
-                }
+        for (unsigned j = i; b != NULL && j < n; j++) {
+            if (open[j] && first[j] == b) {
+                members[count] = j;
+                reqs[count++] = &calls[j].req;
             }
         }
         if (count < 2) {
-            results[i] = entry_result(hf_io_submit(&calls[i]));
+            /* A lone entry was ranked only when it shared its task with others. */
+            results[i] = entry_result(n > 1 ? hf_io_serve(&calls[i], &chains[i], 0)
+                                            : hf_io_submit(&calls[i]));
             open[i] = false;
             continue;
         }
         ssize_t rcs[GROUP_MAX];
-        b->ops->submit_many(b->state, reqs, count, rcs);
+        hf_call_submit_many(b, reqs, count, rcs);
         for (unsigned m = 0; m < count; m++) {
-            struct hf_io_call *call = &calls[members[m]];
+            unsigned j = members[m];
             ssize_t rc = rcs[m];
-            if (rc > (ssize_t)call->req.size) {
-                hf_error("backend %s claims %zd bytes for a batch entry of %zu", b->name, rc,
-                         call->req.size);
-                rc = -EIO;
-            }
-            if (rc < 0 && hf_backend_retryable(b, (int)-rc))
-                results[members[m]] = entry_result(hf_io_submit(call));
+            if (hf_selector_next(&chains[j], 0, &calls[j].req, &rc))
+                results[j] = entry_result(hf_io_serve(&calls[j], &chains[j], 1));
             else
-                results[members[m]] = entry_result(hf_io_finish(call, rc, b));
-            open[members[m]] = false;
+                results[j] = entry_result(hf_io_finish(&calls[j], rc, b));
+            open[j] = false;
         }
     }
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend_call.h"
 #include "config.h"
 #include "driver.h"
 #include "error.h"
@@ -43,8 +44,8 @@ static void buffer_backends_release(struct hf_buffer *buffer)
 {
     for (unsigned i = 0; i < hf_backend_count(); i++) {
         struct hf_backend *b = hf_backend_at(i);
-        if (!buffer->declined[i] && b->ops->buf_deregister != NULL)
-            b->ops->buf_deregister(b->state, buffer->backend_ctx[i]);
+        if (!buffer->declined[i])
+            hf_call_buf_deregister(b, buffer->backend_ctx[i]);
     }
 }
 
@@ -62,7 +63,7 @@ static bool mem_type_allowed(int mem_type)
         return true;
     /* Host and managed memory only when the user opted in (properties.allow_system_memory). */
     if (mem_type == HF_MEM_HOST_PINNED || mem_type == HF_MEM_UNKNOWN || mem_type == HF_MEM_MANAGED)
-        return hf_config_get_bool("properties.allow_system_memory");
+        return hf_setting_bool(HF_SETTING_ALLOW_SYSTEM_MEMORY);
     return false;
 }
 
@@ -92,7 +93,7 @@ static hipFileOpError_t buffer_query(const void *ptr, struct hf_gpu_pointer_info
     const struct hf_gpu_ops *gpu = hf_gpu();
     memset(pi, 0, sizeof(*pi));
     int rc = gpu->pointer_info(ptr, pi);
-    if (rc == HIP_ERROR_INVALID_VALUE && hf_config_get_bool("properties.allow_system_memory")) {
+    if (rc == HIP_ERROR_INVALID_VALUE && hf_setting_bool(HF_SETTING_ALLOW_SYSTEM_MEMORY)) {
         pi->mem_type = HF_MEM_UNKNOWN;
         pi->device = -1;
         pi->alloc_base = NULL;
@@ -103,7 +104,7 @@ static hipFileOpError_t buffer_query(const void *ptr, struct hf_gpu_pointer_info
     /* ROCm 6 reports unknown host memory as success with type "unregistered"; HIP 5.x and our
      * providers refuse the query. Both mean the same thing here. */
     if (rc == HIP_ERROR_INVALID_VALUE || (rc == 0 && pi->mem_type == HF_MEM_UNKNOWN &&
-                                          !hf_config_get_bool("properties.allow_system_memory"))) {
+                                          !hf_setting_bool(HF_SETTING_ALLOW_SYSTEM_MEMORY))) {
         hf_error("%s: %p is not memory the GPU runtime knows", what, ptr);
         return hipFileInvalidValue;
     }
@@ -134,10 +135,8 @@ static void buffer_offer_to_backends(struct hf_buffer *buffer)
 {
     for (unsigned i = 0; i < hf_backend_count(); i++) {
         struct hf_backend *b = hf_backend_at(i);
-        if (b->ops->buf_register == NULL)
-            continue;
         void *ctx = NULL;
-        int rc = b->ops->buf_register(b->state, &buffer->info, &ctx);
+        int rc = hf_call_buf_register(b, &buffer->info, &ctx);
         if (rc == 0) {
             buffer->backend_ctx[i] = ctx;
         } else {
@@ -189,6 +188,8 @@ static hipFileOpError_t buffer_insert(struct hf_buffer *buffer)
 
 hipFileError_t hf_buffer_register(const void *base, size_t length, int flags)
 {
+    /* Before the first buffer exists, so the last close always finds the hook. */
+    hf_driver_on_last_close(HF_TEARDOWN_BUFFERS, hf_buffer_drop_all);
     hipFileOpError_t err = hf_driver_ensure_open();
     if (err != hipFileSuccess)
         return hf_status(err);

@@ -13,17 +13,25 @@
 #include <string.h>
 #include <strings.h>
 
+#include "backends.h"
 #include "config.h"
 #include "error.h"
 #include "gpu.h"
 #include "loader.h"
 #include "log.h"
-#include "batch.h"
-#include "registry.h"
 
 static pthread_mutex_t driver_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic int64_t driver_refcount;
 static bool driver_set_up;
+
+typedef void (*driver_hook)(void);
+static _Atomic driver_hook last_close_hooks[HF_TEARDOWN_COUNT];
+
+void hf_driver_on_last_close(enum hf_driver_teardown step, void (*drop)(void))
+{
+    if ((unsigned)step < HF_TEARDOWN_COUNT)
+        atomic_store(&last_close_hooks[step], drop);
+}
 
 /* What to do when gpu.runtime = @p runtime could not be bound (-@p err), into @p buf. */
 static const char *runtime_fix(const char *runtime, int err, char *buf, size_t size)
@@ -61,7 +69,7 @@ static hipFileOpError_t driver_setup_locked(void)
                  what != NULL ? what : "the configuration");
         return hipFileDriverSetupError;
     }
-    const char *runtime = hf_config_get_string("gpu.runtime");
+    const char *runtime = hf_setting_string(HF_SETTING_GPU_RUNTIME);
     rc = hf_gpu_bind(runtime);
     if (rc < 0) {
         char origin[PATH_MAX + 64];
@@ -162,9 +170,11 @@ HIPFILE_API hipFileError_t hipFileDriverClose(void)
     atomic_store(&driver_refcount, count - 1);
     if (count == 1) {
         /* Registrations do not outlive the last close (AMD); the caller's fds stay open. */
-        hf_file_drop_all();
-        hf_buffer_drop_all();
-        hf_batch_drop_all();
+        for (unsigned step = 0; step < HF_TEARDOWN_COUNT; step++) {
+            driver_hook drop = atomic_load(&last_close_hooks[step]);
+            if (drop != NULL)
+                drop();
+        }
     }
     pthread_mutex_unlock(&driver_lock);
     return hf_status(hipFileSuccess);

@@ -29,4 +29,20 @@ bool hf_driver_was_set_up(void);
 /** Run config, runtime and plugin setup if it has not succeeded yet; the open path calls it. */
 hipFileOpError_t hf_driver_setup(void);
 
+/** What the last hipFileDriverClose drops, in the order it drops them (registrations first). */
+enum hf_driver_teardown {
+    HF_TEARDOWN_FILES,   /**< file registrations */
+    HF_TEARDOWN_BUFFERS, /**< buffer registrations */
+    HF_TEARDOWN_BATCHES, /**< batch contexts */
+    HF_TEARDOWN_COUNT    /**< number of steps */
+};
+
+/**
+ * Have @p drop run for @p step when the driver count drops to 0 (under the driver's lock, the
+ * steps in enum order). The module that owns what is dropped registers on the path that creates
+ * its first object, so the driver never calls into it by name. Idempotent and lock-free: calling
+ * it again with the same function changes nothing.
+ */
+void hf_driver_on_last_close(enum hf_driver_teardown step, void (*drop)(void));
+
 #endif

@@ -205,7 +205,7 @@ static void workers_start_locked(void)
     if (workers_started)
         return;
     workers_started = true;
-    int64_t wanted = hf_config_get_int("execution.max_io_threads");
+    int64_t wanted = hf_setting_int(HF_SETTING_MAX_IO_THREADS);
     if (wanted < 1)
         wanted = 1;
     int64_t pollers = hf_setting_int(HF_SETTING_IDLE_POLLERS);

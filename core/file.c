@@ -18,6 +18,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "backend_call.h"
 #include "driver.h"
 #include "error.h"
 #include "log.h"
@@ -55,8 +56,8 @@ static void file_backends_release(struct hf_file *file)
 {
     for (unsigned i = 0; i < hf_backend_count(); i++) {
         struct hf_backend *b = hf_backend_at(i);
-        if (!file->declined[i] && b->ops->file_deregister != NULL)
-            b->ops->file_deregister(b->state, file->backend_ctx[i]);
+        if (!file->declined[i])
+            hf_call_file_deregister(b, file->backend_ctx[i]);
     }
 }
 
@@ -285,10 +286,8 @@ static void file_offer_to_backends(struct hf_file *file)
 {
     for (unsigned i = 0; i < hf_backend_count(); i++) {
         struct hf_backend *b = hf_backend_at(i);
-        if (b->ops->file_register == NULL)
-            continue;
         void *ctx = NULL;
-        int rc = b->ops->file_register(b->state, &file->info, &ctx);
+        int rc = hf_call_file_register(b, &file->info, &ctx);
         if (rc == 0) {
             file->backend_ctx[i] = ctx;
         } else {
@@ -315,6 +314,8 @@ hipFileError_t hf_file_register(hipFileHandle_t *fh, const hipFileDescr_t *descr
         hf_error("hipFileHandleRegister: handle type %d is not supported (only OpaqueFD)", type);
         return hf_status(hipFileIONotSupported);
     }
+    /* Before the first file exists, so the last close always finds the hook. */
+    hf_driver_on_last_close(HF_TEARDOWN_FILES, hf_file_drop_all);
     hipFileOpError_t err = hf_driver_ensure_open();
     if (err != hipFileSuccess)
         return hf_status(err);

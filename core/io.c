@@ -142,18 +142,25 @@ finished:
     return false;
 }
 
-struct hf_backend *hf_io_first_backend(struct hf_io_call *call)
+struct hf_backend *hf_io_chain(struct hf_io_call *call, struct hf_chain *chain)
 {
-    struct hf_candidate first;
-    if (hf_selector_rank(&call->req, call->file->backend_ctx,
-                         call->buffer ? call->buffer->backend_ctx : NULL, call->declined, &first,
-                         1) != 1 ||
-        first.score < 0)
+    if (hf_selector_chain(&call->req, call->file->backend_ctx,
+                          call->buffer ? call->buffer->backend_ctx : NULL, call->declined,
+                          chain) == 0)
         return NULL;
+    struct hf_backend *first = chain->at[0].backend;
     /* The backend's contexts, as the selector would hand them over. */
-    call->req.file_ctx = call->file->backend_ctx[first.backend->index];
-    call->req.buf_ctx = call->buffer ? call->buffer->backend_ctx[first.backend->index] : NULL;
-    return first.backend;
+    call->req.file_ctx = call->file->backend_ctx[first->index];
+    call->req.buf_ctx = call->buffer ? call->buffer->backend_ctx[first->index] : NULL;
+    return first;
+}
+
+ssize_t hf_io_serve(struct hf_io_call *call, const struct hf_chain *chain, size_t from)
+{
+    struct hf_backend *served = NULL;
+    ssize_t rc = hf_selector_serve(chain, from, &call->req, call->file->backend_ctx,
+                                   call->buffer ? call->buffer->backend_ctx : NULL, &served);
+    return hf_io_finish(call, rc, served);
 }
 
 ssize_t hf_io_submit(struct hf_io_call *call)

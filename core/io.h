@@ -13,8 +13,9 @@
 #include <hipfile.h>
 
 #include "hipfile/backend.h"
-#include "loader.h"
+#include "backends.h"
 #include "registry.h"
+#include "selector.h"
 #include "stats.h"
 
 /**
@@ -53,10 +54,17 @@ bool hf_io_prepare(struct hf_io_call *call, int op, hipFileHandle_t fh, void *bu
                    size_t size, int64_t file_offset, int64_t buffer_offset, const char *what);
 
 /**
- * The backend the selector would ask first for a prepared call, with call->req's contexts set for
- * it; NULL when every backend refuses.
+ * Rank the candidates for a prepared call into @p chain (hf_selector_chain, which logs a request
+ * no backend can serve) and set call->req's contexts for the first. Returns that first backend,
+ * or NULL when every backend refuses.
  */
-struct hf_backend *hf_io_first_backend(struct hf_io_call *call);
+struct hf_backend *hf_io_chain(struct hf_io_call *call, struct hf_chain *chain);
+
+/**
+ * Serve a prepared call from entry @p from of the chain hf_io_chain ranked for it, and finish it
+ * (hf_io_finish).
+ */
+ssize_t hf_io_serve(struct hf_io_call *call, const struct hf_chain *chain, size_t from);
 
 /** Serve a prepared call through the selector's chain and finish it (hf_io_finish). */
 ssize_t hf_io_submit(struct hf_io_call *call);

@@ -1,8 +1,8 @@
 /*
  * The plugin loader: scans the plugin directory's manifests in byte order, opens the enabled
- * plugins, runs the ABI handshake, init and probe, and keeps the backends that pass, together with
- * the host API each of them is handed; then has the config report what no manifest claimed, and
- * says once when no backend is left. Plugins are never unloaded once their code has run.
+ * plugins, runs the ABI handshake, init and probe, and keeps the backends that pass in the table
+ * of backends.c; then has the config report what no manifest claimed, and says once when no
+ * backend is left. Plugins are never unloaded once their code has run.
  */
 #include "loader.h"
 
@@ -12,24 +12,20 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "backend_call.h"
 #include "config.h"
-#include "executor.h"
-#include "gpu.h"
+#include "host_api.h"
 #include "log.h"
 #include "plugin_trust.h"
-#include "sys.h"
 
 static pthread_mutex_t loader_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool loader_done;
 static int loader_result;
-static struct hf_backend backends[HF_MAX_BACKENDS];
-static atomic_uint backend_total;
 
 /* Smallest ops table the core accepts per negotiated minor: everything that minor defines. */
 static const size_t ops_size_for_minor[] = {
@@ -54,158 +50,6 @@ static const size_t ops_size_for_minor[] = {
 _Static_assert(sizeof(ops_size_for_minor) / sizeof(ops_size_for_minor[0]) ==
                    HF_BACKEND_ABI_MINOR + 1,
                "every ABI minor needs its minimum ops table size");
-
-unsigned hf_backend_count(void)
-{
-    return atomic_load_explicit(&backend_total, memory_order_acquire);
-}
-
-struct hf_backend *hf_backend_at(unsigned index)
-{
-    return index < hf_backend_count() ? &backends[index] : NULL;
-}
-
-struct hf_backend *hf_backend_find(const char *name)
-{
-    unsigned count = hf_backend_count();
-    for (unsigned i = 0; name != NULL && i < count; i++) {
-        if (strcmp(backends[i].name, name) == 0)
-            return &backends[i];
-    }
-    return NULL;
-}
-
-bool hf_loader_has_direct_backend(void)
-{
-    unsigned count = hf_backend_count();
-    for (unsigned i = 0; i < count; i++) {
-        if (backends[i].ops->caps & HF_CAP_DIRECT)
-            return true;
-    }
-    return false;
-}
-
-/* Bits of hf_backend.stream_prepared; GPUs past the last bit are prepared on every request. */
-#define STREAM_PREPARED_BITS 64
-
-static bool stream_prepared(struct hf_backend *b, int device)
-{
-    return device < STREAM_PREPARED_BITS &&
-           (__atomic_load_n(&b->stream_prepared, __ATOMIC_ACQUIRE) >> device & 1u);
-}
-
-void hf_backends_stream_prepare(int device)
-{
-    static pthread_mutex_t prepare_lock = PTHREAD_MUTEX_INITIALIZER;
-    if (device < 0)
-        return;
-    unsigned count = hf_backend_count();
-    bool pending = false;
-    for (unsigned i = 0; i < count && !pending; i++)
-        pending = backends[i].abi_minor >= 4 && backends[i].ops->stream_prepare != NULL &&
-                  !stream_prepared(&backends[i], device);
-    if (!pending)
-        return;
-    pthread_mutex_lock(&prepare_lock);
-    for (unsigned i = 0; i < count; i++) {
-        struct hf_backend *b = &backends[i];
-        if (b->abi_minor < 4 || b->ops->stream_prepare == NULL || stream_prepared(b, device))
-            continue;
-        int rc = b->ops->stream_prepare(b->state, device);
-        if (rc != 0)
-            hf_warn("backend %s could not get ready for stream-ordered I/O on GPU %d: %s; "
-                    "it may allocate GPU resources while streams are held",
-                    b->name, device, strerror(rc < 0 ? -rc : rc));
-        else
-            hf_debug("backend %s is ready for stream-ordered I/O on GPU %d", b->name, device);
-        /* Tried once: asking again on every submission would warn each time, with streams held. */
-        if (device < STREAM_PREPARED_BITS)
-            __atomic_fetch_or(&b->stream_prepared, (uint64_t)1 << device, __ATOMIC_RELEASE);
-    }
-    pthread_mutex_unlock(&prepare_lock);
-}
-
-bool hf_backend_retryable(const struct hf_backend *backend, int err)
-{
-    if (err == ENODEV || err == EREMOTEIO)
-        return true;
-    for (unsigned i = 0; backend != NULL && i < backend->retry_errno_count; i++) {
-        if (backend->retry_errnos[i] == err)
-            return true;
-    }
-    return false;
-}
-
-/* ---- the host API each backend is handed ---- */
-
-static struct hf_backend *host_backend(const struct hf_host_api *host)
-{
-    return host != NULL ? host->core_private : NULL;
-}
-
-static void host_log(const struct hf_host_api *host, int level, const char *fmt, ...)
-{
-    const struct hf_backend *backend = host_backend(host);
-    va_list ap;
-    va_start(ap, fmt);
-    hf_logv(level, backend != NULL ? backend->name : "plugin", fmt, ap);
-    va_end(ap);
-}
-
-static int host_config_int(const struct hf_host_api *host, const char *key, int64_t *value_p)
-{
-    const struct hf_backend *backend = host_backend(host);
-    if (backend == NULL || key == NULL || value_p == NULL)
-        return -EINVAL;
-    return hf_config_plugin_int(backend->name, key, value_p);
-}
-
-static int host_config_bool(const struct hf_host_api *host, const char *key, bool *value_p)
-{
-    const struct hf_backend *backend = host_backend(host);
-    if (backend == NULL || key == NULL || value_p == NULL)
-        return -EINVAL;
-    return hf_config_plugin_bool(backend->name, key, value_p);
-}
-
-/* Config strings live as long as the process, which covers "valid until unload". */
-static int host_config_string(const struct hf_host_api *host, const char *key, const char **value_p)
-{
-    const struct hf_backend *backend = host_backend(host);
-    if (backend == NULL || key == NULL || value_p == NULL)
-        return -EINVAL;
-    return hf_config_plugin_string(backend->name, key, value_p);
-}
-
-static int host_parallel_run(const struct hf_host_api *host, unsigned n,
-                             void (*task)(void *arg, unsigned index), void *arg)
-{
-    (void)host;
-    return hf_executor_run(n, task, arg);
-}
-
-static unsigned host_parallel_width(const struct hf_host_api *host)
-{
-    (void)host;
-    return hf_executor_width();
-}
-
-static void host_api_fill(struct hf_backend *backend)
-{
-    backend->host = (struct hf_host_api){
-        .struct_size = sizeof(struct hf_host_api),
-        .abi_minor = HF_BACKEND_ABI_MINOR,
-        .core_private = backend,
-        .log = host_log,
-        .config_int = host_config_int,
-        .config_bool = host_config_bool,
-        .config_string = host_config_string,
-        .gpu = hf_gpu(),
-        .sys = hf_sys(),
-        .parallel_run = host_parallel_run,
-        .parallel_width = host_parallel_width,
-    };
-}
 
 /* ---- loading one plugin ---- */
 
@@ -324,7 +168,7 @@ static int plugin_load(struct hf_backend *b, const struct hf_manifest *m, const 
     }
 
     snprintf(b->name, sizeof(b->name), "%s", m->name);
-    host_api_fill(b);
+    hf_host_api_fill(b);
     uint32_t minor = HF_BACKEND_ABI_MINOR;
     const struct hf_backend_ops *ops = NULL;
     rc = entry(&b->host, &minor, &ops);
@@ -340,21 +184,38 @@ static int plugin_load(struct hf_backend *b, const struct hf_manifest *m, const 
     if (ops != NULL && ops->magic == HF_BACKEND_MAGIC && ops->abi_minor < minor)
         minor = ops->abi_minor;
     rc = ops_check(ops, minor, m->name, why, sizeof(why));
+    if (rc == 0)
+        rc = hf_loader_library_abi_refusal(m, minor, why, sizeof(why));
     if (rc < 0) {
         hf_warn("plugin %s (%s): %s; skipped", m->name, library_path, why);
         goto close_handle;
     }
+    hf_call_complete(b, ops, minor);
+
+    /*
+     * The config keeps the declarations by reference, so from here the library stays mapped even
+     * when the plugin is skipped.
+     */
+    if (b->complete.settings != NULL) {
+        rc = hf_config_declare_plugin_settings(b->name, b->complete.settings,
+                                               b->complete.setting_count);
+        if (rc < 0) {
+            hf_warn("plugin %s (%s): its config group %s does not match the settings it "
+                    "declares (see above); skipped",
+                    m->name, library_path, m->name);
+            return rc;
+        }
+    }
 
     /* From here the plugin's own code has run with our host API: it stays mapped for good. */
-    void *state = NULL;
-    rc = ops->init(&b->host, &state);
+    rc = hf_call_init(b);
     if (rc != 0) {
         hf_warn("plugin %s (%s): init failed: %s; skipped", m->name, library_path,
                 rc < 0 ? errno_text(-rc, text, sizeof(text)) : "positive return value");
         return rc < 0 ? rc : -EINVAL;
     }
     *initialised_p = true;
-    rc = ops->probe(state);
+    rc = hf_call_probe(b);
     if (rc == -ENODEV) {
         hf_info("plugin %s (%s): not usable on this machine (probe returned ENODEV); skipped",
                 m->name, library_path);
@@ -380,18 +241,38 @@ static int plugin_load(struct hf_backend *b, const struct hf_manifest *m, const 
     memcpy(b->retry_errnos, m->retry_errnos, sizeof(b->retry_errnos));
     b->retry_errno_count = m->retry_errno_count;
     b->ops = ops;
-    b->state = state;
     hf_info("plugin %s %s loaded from %s (ABI %u.%u, priority %d)", b->name, b->version,
             library_path, HF_BACKEND_ABI_MAJOR, minor, b->priority);
     return 0;
 
 fini:
-    ops->fini(state);
+    hf_call_fini(b);
     return rc;
 
 close_handle:
     dlclose(handle);
     return rc;
+}
+
+int hf_loader_manifest_abi_refusal(const struct hf_manifest *m, char *why, size_t why_size)
+{
+    if (m->abi_minor <= HF_BACKEND_ABI_MINOR)
+        return 0;
+    why_set(why, why_size, "needs plugin ABI %u.%u; this hipfile provides %u.%u: upgrade hipfile",
+            m->abi_major, m->abi_minor, HF_BACKEND_ABI_MAJOR, HF_BACKEND_ABI_MINOR);
+    return -ENOTSUP;
+}
+
+int hf_loader_library_abi_refusal(const struct hf_manifest *m, uint32_t library_minor, char *why,
+                                  size_t why_size)
+{
+    if (library_minor >= m->abi_minor)
+        return 0;
+    why_set(why, why_size,
+            "manifest says %u.%u, library reports %u.%u: the manifest or the library is out of "
+            "date",
+            m->abi_major, m->abi_minor, HF_BACKEND_ABI_MAJOR, library_minor);
+    return -ENOTSUP;
 }
 
 /* ---- the directory scan ---- */
@@ -450,8 +331,11 @@ static bool manifest_consider(const char *dir, const char *path, struct seen_man
                 path, m.abi_major, HF_BACKEND_ABI_MAJOR);
         return false;
     }
-    unsigned count = hf_backend_count();
-    if (count >= HF_MAX_BACKENDS) {
+    if (hf_loader_manifest_abi_refusal(&m, why, sizeof(why)) < 0) {
+        hf_warn("plugin %s (%s): %s; skipped", m.name, path, why);
+        return false;
+    }
+    if (hf_backend_count() >= HF_MAX_BACKENDS) {
         hf_warn("plugin %s (%s): %d backends are loaded already, the most one process takes; "
                 "skipped",
                 m.name, path, HF_MAX_BACKENDS);
@@ -471,20 +355,18 @@ static bool manifest_consider(const char *dir, const char *path, struct seen_man
         hf_warn("plugin %s (%s): %s; not opened", m.name, path, why);
         return false;
     }
-    struct hf_backend *b = &backends[count];
-    memset(b, 0, sizeof(*b));
+    struct hf_backend *b = hf_backends_next_slot();
     if (plugin_load(b, &m, path, library, &self->initialised) < 0) {
-        memset(b, 0, sizeof(*b));
+        hf_backends_discard_slot();
         return false;
     }
-    b->index = count;
-    atomic_store_explicit(&backend_total, count + 1, memory_order_release);
+    hf_backends_publish();
     return true;
 }
 
 static const char *plugin_directory(void)
 {
-    const char *dir = hf_config_get_string("plugins.directory");
+    const char *dir = hf_setting_string(HF_SETTING_PLUGINS_DIRECTORY);
 #ifdef HF_DEFAULT_PLUGIN_DIR
     if (dir == NULL || dir[0] == '\0')
         dir = HF_DEFAULT_PLUGIN_DIR;
@@ -618,14 +500,7 @@ int hf_loader_load_all(void)
 void hf_loader_reset(void)
 {
     pthread_mutex_lock(&loader_lock);
-    unsigned count = hf_backend_count();
-    atomic_store_explicit(&backend_total, 0, memory_order_release);
-    /* Last loaded first, mirroring the load order. */
-    for (unsigned i = count; i-- > 0;) {
-        struct hf_backend *b = &backends[i];
-        b->ops->fini(b->state);
-        memset(b, 0, sizeof(*b));
-    }
+    hf_backends_clear();
     loader_done = false;
     loader_result = 0;
     pthread_mutex_unlock(&loader_lock);

@@ -13,7 +13,7 @@
 #include <hipfile.h>
 
 #include "hipfile/backend.h"
-#include "loader.h"
+#include "backends.h"
 
 /** A registered file. */
 struct hf_file {

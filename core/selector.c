@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "backend_call.h"
 #include "config.h"
 #include "log.h"
 
@@ -37,7 +38,7 @@ static const char *op_name(int op)
 static const char *filter_refusal(const struct hf_backend *b, const struct hf_io_request *req,
                                   bool declined, enum hf_compat_mode mode)
 {
-    uint32_t caps = b->ops->caps;
+    uint32_t caps = b->complete.caps;
     if (declined)
         return "declined the file or buffer at registration";
     if (req->op == HF_IO_READ && !(caps & HF_CAP_READ))
@@ -100,7 +101,7 @@ static size_t rank_with_mode(const struct hf_io_request *req, void *const *file_
             struct hf_io_request view = *req;
             view.file_ctx = file_ctx != NULL ? file_ctx[i] : NULL;
             view.buf_ctx = buf_ctx != NULL ? buf_ctx[i] : NULL;
-            c.score = b->ops->score(b->state, &view, &c.reason);
+            c.score = hf_call_score(b, &view, &c.reason);
             if (c.reason == NULL)
                 c.reason = c.score < 0 ? "refused without a reason" : "no reason given";
         }
@@ -136,78 +137,100 @@ size_t hf_selector_rank(const struct hf_io_request *req, void *const *file_ctx,
     return rank_with_mode(req, file_ctx, buf_ctx, declined_by, hf_config_compat_mode(), out, max);
 }
 
+size_t hf_selector_chain(const struct hf_io_request *req, void *const *file_ctx,
+                         void *const *buf_ctx, const bool *declined_by, struct hf_chain *chain)
+{
+    chain->usable = 0;
+    if (!request_usable(req)) {
+        hf_error("selector: request without file, buffer or valid op");
+        return 0;
+    }
+    chain->mode = hf_config_compat_mode();
+    size_t n = rank_with_mode(req, file_ctx, buf_ctx, declined_by, chain->mode, chain->at,
+                              HF_MAX_BACKENDS);
+    while (chain->usable < n && chain->at[chain->usable].score >= 0)
+        chain->usable++;
+    if (chain->usable > 0)
+        return chain->usable;
+    if (n == 0)
+        hf_error("no backend can serve a %s of %zu bytes: no backend is loaded; run "
+                 "hipfile-check to see why each plugin was skipped and what to do",
+                 op_name(req->op), req->size);
+    else if (n == 1)
+        hf_error("no backend can serve a %s of %zu bytes (%s file, %s memory): the one loaded "
+                 "refused; hipfile-check --explain FILE shows its reason",
+                 op_name(req->op), req->size, hf_manifest_file_kind_name(req->file->kind),
+                 hf_manifest_mem_name(req->buf->mem_type));
+    else
+        hf_error("no backend can serve a %s of %zu bytes (%s file, %s memory): all %zu loaded "
+                 "refused; hipfile-check --explain FILE shows each one's reason",
+                 op_name(req->op), req->size, hf_manifest_file_kind_name(req->file->kind),
+                 hf_manifest_mem_name(req->buf->mem_type), n);
+    return 0;
+}
+
+bool hf_selector_next(const struct hf_chain *chain, size_t at, const struct hf_io_request *req,
+                      ssize_t *rc_p)
+{
+    const struct hf_backend *b = chain->at[at].backend;
+    if (*rc_p > (ssize_t)req->size) {
+        hf_error("backend %s claims %zd bytes for a %s of %zu", b->name, *rc_p, op_name(req->op),
+                 req->size);
+        *rc_p = -EIO;
+        return false;
+    }
+    if (*rc_p >= 0)
+        return false;
+    int err = (int)-*rc_p;
+    if (!hf_backend_retryable(b, err))
+        return false;
+    const char *err_name = hf_manifest_errno_name(err);
+    if (at + 1 >= chain->usable) {
+        hf_debug("backend %s: %s with nothing moved, and no other candidate", b->name,
+                 err_name ? err_name : strerror(err));
+        return false;
+    }
+    if (chain->mode == HF_COMPAT_OFF) {
+        hf_debug("backend %s: %s with nothing moved; compat mode is off, so no fallback", b->name,
+                 err_name ? err_name : strerror(err));
+        return false;
+    }
+    atomic_fetch_add(&selector_fallbacks, 1);
+    hf_debug("backend %s: %s with nothing moved; falling back to %s", b->name,
+             err_name ? err_name : strerror(err), chain->at[at + 1].backend->name);
+    return true;
+}
+
+ssize_t hf_selector_serve(const struct hf_chain *chain, size_t from, struct hf_io_request *req,
+                          void *const *file_ctx, void *const *buf_ctx, struct hf_backend **served_p)
+{
+    if (served_p != NULL)
+        *served_p = NULL;
+    void *saved_file_ctx = req->file_ctx;
+    void *saved_buf_ctx = req->buf_ctx;
+    ssize_t rc = -HF_ENOBACKEND;
+    for (size_t i = from; i < chain->usable; i++) {
+        struct hf_backend *b = chain->at[i].backend;
+        req->file_ctx = file_ctx != NULL ? file_ctx[b->index] : NULL;
+        req->buf_ctx = buf_ctx != NULL ? buf_ctx[b->index] : NULL;
+        rc = hf_call_transfer(b, req);
+        if (served_p != NULL)
+            *served_p = b;
+        if (!hf_selector_next(chain, i, req, &rc))
+            break;
+    }
+    req->file_ctx = saved_file_ctx;
+    req->buf_ctx = saved_buf_ctx;
+    return rc;
+}
+
 ssize_t hf_selector_submit(struct hf_io_request *req, void *const *file_ctx, void *const *buf_ctx,
                            const bool *declined_by, struct hf_backend **served_p)
 {
     if (served_p != NULL)
         *served_p = NULL;
-    if (!request_usable(req)) {
-        hf_error("selector: request without file, buffer or valid op");
-        return -EINVAL;
-    }
-    /* One reading of the mode for both the filter and the fallback rule of this request. */
-    enum hf_compat_mode mode = hf_config_compat_mode();
-    struct hf_candidate candidates[HF_MAX_BACKENDS];
-    size_t n =
-        rank_with_mode(req, file_ctx, buf_ctx, declined_by, mode, candidates, HF_MAX_BACKENDS);
-    size_t usable = 0;
-    while (usable < n && candidates[usable].score >= 0)
-        usable++;
-    if (usable == 0) {
-        if (n == 0)
-            hf_error("no backend can serve a %s of %zu bytes: no backend is loaded; run "
-                     "hipfile-check to see why each plugin was skipped and what to do",
-                     op_name(req->op), req->size);
-        else if (n == 1)
-            hf_error("no backend can serve a %s of %zu bytes (%s file, %s memory): the one loaded "
-                     "refused; hipfile-check --explain FILE shows its reason",
-                     op_name(req->op), req->size, hf_manifest_file_kind_name(req->file->kind),
-                     hf_manifest_mem_name(req->buf->mem_type));
-        else
-            hf_error("no backend can serve a %s of %zu bytes (%s file, %s memory): all %zu loaded "
-                     "refused; hipfile-check --explain FILE shows each one's reason",
-                     op_name(req->op), req->size, hf_manifest_file_kind_name(req->file->kind),
-                     hf_manifest_mem_name(req->buf->mem_type), n);
-        return -HF_ENOBACKEND;
-    }
-
-    void *saved_file_ctx = req->file_ctx;
-    void *saved_buf_ctx = req->buf_ctx;
-    ssize_t rc = -HF_ENOBACKEND;
-    for (size_t i = 0; i < usable; i++) {
-        struct hf_backend *b = candidates[i].backend;
-        req->file_ctx = file_ctx != NULL ? file_ctx[b->index] : NULL;
-        req->buf_ctx = buf_ctx != NULL ? buf_ctx[b->index] : NULL;
-        rc = req->op == HF_IO_READ ? b->ops->read(b->state, req) : b->ops->write(b->state, req);
-        if (served_p != NULL)
-            *served_p = b;
-        if (rc > (ssize_t)req->size) {
-            hf_error("backend %s claims %zd bytes for a %s of %zu", b->name, rc, op_name(req->op),
-                     req->size);
-            rc = -EIO;
-            break;
-        }
-        if (rc >= 0)
-            break;
-        int err = (int)-rc;
-        if (!hf_backend_retryable(b, err))
-            break;
-        const char *err_name = hf_manifest_errno_name(err);
-        if (i + 1 == usable) {
-            hf_debug("backend %s: %s with nothing moved, and no other candidate", b->name,
-                     err_name ? err_name : strerror(err));
-            break;
-        }
-        if (mode == HF_COMPAT_OFF) {
-            hf_debug("backend %s: %s with nothing moved; compat mode is off, so no fallback",
-                     b->name, err_name ? err_name : strerror(err));
-            break;
-        }
-        atomic_fetch_add(&selector_fallbacks, 1);
-        hf_debug("backend %s: %s with nothing moved; falling back to %s", b->name,
-                 err_name ? err_name : strerror(err), candidates[i + 1].backend->name);
-    }
-    req->file_ctx = saved_file_ctx;
-    req->buf_ctx = saved_buf_ctx;
-    return rc;
+    struct hf_chain chain;
+    if (hf_selector_chain(req, file_ctx, buf_ctx, declined_by, &chain) == 0)
+        return request_usable(req) ? -HF_ENOBACKEND : -EINVAL;
+    return hf_selector_serve(&chain, 0, req, file_ctx, buf_ctx, served_p);
 }

@@ -12,8 +12,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "backends.h"
+#include "config.h"
 #include "hipfile/backend.h"
-#include "loader.h"
 
 /**
  * Negative of this value: no loaded backend can serve the request (none loaded, or every one was
@@ -44,6 +45,41 @@ struct hf_candidate {
 size_t hf_selector_rank(const struct hf_io_request *req, void *const *file_ctx,
                         void *const *buf_ctx, const bool *declined_by, struct hf_candidate *out,
                         size_t max);
+
+/** The candidates for one request in serving order, as hf_selector_chain ranked them. */
+struct hf_chain {
+    struct hf_candidate at[HF_MAX_BACKENDS]; /**< candidates first, then the refused backends */
+    size_t usable;                           /**< leading entries that may serve, 0 for none */
+    enum hf_compat_mode mode; /**< compat mode read once, for the filter and the fallback rule */
+};
+
+/**
+ * Rank the candidates for @p req into @p chain (arguments as for hf_selector_rank, compat mode
+ * read once). Returns chain->usable; when it is 0, the request is logged as one no backend can
+ * serve (-HF_ENOBACKEND is its result), or as unusable (-EINVAL) when @p req lacks a file, a
+ * buffer or a valid op.
+ */
+size_t hf_selector_chain(const struct hf_io_request *req, void *const *file_ctx,
+                         void *const *buf_ctx, const bool *declined_by, struct hf_chain *chain);
+
+/**
+ * The step after chain entry @p at returned *rc_p for @p req. A count over req->size becomes
+ * -EIO (logged) and ends the chain. An errno retryable for that backend, with another candidate
+ * left and compat mode not off, is a fallback: counted, logged at debug, and true is returned
+ * (entry at + 1 serves next). Otherwise false: *rc_p is the result.
+ */
+bool hf_selector_next(const struct hf_chain *chain, size_t at, const struct hf_io_request *req,
+                      ssize_t *rc_p);
+
+/**
+ * Serve @p req from chain entry @p from on, each entry with its own contexts from @p file_ctx and
+ * @p buf_ctx (restored before returning), stepping by hf_selector_next. Returns what
+ * hf_selector_submit returns; *served_p (may be NULL) gets the backend whose result it is, or
+ * NULL when none was tried.
+ */
+ssize_t hf_selector_serve(const struct hf_chain *chain, size_t from, struct hf_io_request *req,
+                          void *const *file_ctx, void *const *buf_ctx,
+                          struct hf_backend **served_p);
 
 /**
  * Serve @p req with the first candidate of hf_selector_rank. When it fails with an errno that is

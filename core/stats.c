@@ -12,7 +12,7 @@
 
 #include "error.h"
 #include "gpu.h"
-#include "loader.h"
+#include "backends.h"
 #include "log.h"
 #include "config.h"
 #include "settings.h"
@@ -121,7 +121,7 @@ void hf_stats_io(const struct hf_stats_io_record *rec)
     ADD(g->bytes[op], (uint64_t)rec->result);
     if (rec->unaligned)
         ADD(g->unaligned[op], 1);
-    if (rec->served != NULL && (rec->served->ops->caps & HF_CAP_DIRECT))
+    if (rec->served != NULL && (rec->served->complete.caps & HF_CAP_DIRECT))
         ADD(g->direct[op], 1);
     else if (rec->served != NULL)
         ADD(g->compat[op], 1);

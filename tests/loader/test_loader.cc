@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,7 +18,9 @@
 #include "plugin_fixture.h"
 
 extern "C" {
+#include "backend_call.h"
 #include "config.h"
+#include "host_api.h"
 #include "loader.h"
 #include "manifest.h"
 }
@@ -396,6 +399,235 @@ TEST_F(Loader, ManifestForAnotherAbiMajorIsNeverOpened)
     EXPECT_EQ(hf_backend_count(), 0u);
     EXPECT_NE(skip_line("fixture-good").find("built for ABI major 2"), std::string::npos);
     EXPECT_FALSE(is_mapped(dir_.file("libhipfile-fixture-good.so")));
+}
+
+TEST_F(Loader, ManifestNeedingANewerMinorIsNeverOpened)
+{
+    dir_.add_library("fixture-good");
+    Manifest m;
+    m.name = "fixture-good";
+    m.abi_minor = HF_BACKEND_ABI_MINOR + 1;
+    dir_.add_manifest(m);
+    ASSERT_EQ(load(), 0);
+    EXPECT_EQ(hf_backend_count(), 0u);
+    std::string needs = "needs plugin ABI 1." + std::to_string(HF_BACKEND_ABI_MINOR + 1) +
+                        "; this hipfile provides 1." + std::to_string(HF_BACKEND_ABI_MINOR) +
+                        ": upgrade hipfile; skipped";
+    EXPECT_NE(skip_line("fixture-good").find(needs), std::string::npos) << log_->text();
+    EXPECT_FALSE(is_mapped(dir_.file("libhipfile-fixture-good.so")));
+}
+
+TEST_F(Loader, ManifestNeedingANewerMinorIsRefusedBeforeItsLibraryIsLookedFor)
+{
+    Manifest m;
+    m.name = "fixture-good"; // no library in the directory
+    m.abi_minor = HF_BACKEND_ABI_MINOR + 1;
+    dir_.add_manifest(m);
+    ASSERT_EQ(load(), 0);
+    EXPECT_NE(skip_line("fixture-good").find("upgrade hipfile"), std::string::npos) << log_->text();
+}
+
+TEST_F(Loader, ManifestStatingTheLibrarysOwnMinorLoads)
+{
+    dir_.add_library("fixture-good");
+    Manifest m;
+    m.name = "fixture-good";
+    m.abi_minor = HF_BACKEND_ABI_MINOR; // what the fixture reports
+    dir_.add_manifest(m);
+    ASSERT_EQ(load(), 0);
+    EXPECT_EQ(loaded_names(), Names{"fixture-good"}) << log_->text();
+}
+
+TEST_F(Loader, LibraryReportingAnOlderMinorThanItsManifestIsRefused)
+{
+    dir_.add_library("older-abi"); // reports minor 2
+    Manifest m;
+    m.name = "older-abi";
+    m.abi_minor = 3;
+    dir_.add_manifest(m);
+    ASSERT_EQ(load(), 0);
+    EXPECT_EQ(hf_backend_count(), 0u);
+    EXPECT_NE(skip_line("older-abi")
+                  .find("manifest says 1.3, library reports 1.2: the manifest or "
+                        "the library is out of date; skipped"),
+              std::string::npos)
+        << log_->text();
+    EXPECT_FALSE(is_mapped(dir_.file("libhipfile-older-abi.so")));
+}
+
+TEST_F(Loader, OpsNewerThanTheNegotiatedMinorAreNeverUsed)
+{
+    dir_.add_library("older-abi"); // minor 2, yet sets submit_many (3) and stream_prepare (4)
+    Manifest m;
+    m.name = "older-abi";
+    m.abi_minor = 2;
+    dir_.add_manifest(m);
+    ASSERT_EQ(load(), 0);
+    hf_backend *b = hf_backend_find("older-abi");
+    ASSERT_NE(b, nullptr) << log_->text();
+    EXPECT_EQ(b->abi_minor, 2u);
+    EXPECT_NE(b->complete.submit_many, b->ops->submit_many);
+    EXPECT_NE(b->complete.stream_prepare, b->ops->stream_prepare);
+    EXPECT_EQ(hf_call_stream_prepare(b, 0), 0) << "the core's default, not the plugin's";
+    hf_backends_stream_prepare(0);
+    EXPECT_EQ(log_->count("could not get ready"), 0u) << log_->text();
+}
+
+TEST(LoaderAbi, LibraryReportingLessThanItsManifestIsRefusedNamingBoth)
+{
+    hf_manifest m{};
+    m.abi_major = 1;
+    m.abi_minor = 5;
+    char why[256] = "";
+    EXPECT_EQ(hf_loader_library_abi_refusal(&m, 4, why, sizeof(why)), -ENOTSUP);
+    EXPECT_STREQ(why, "manifest says 1.5, library reports 1.4: the manifest or the library is out "
+                      "of date");
+    EXPECT_EQ(hf_loader_library_abi_refusal(&m, 5, why, sizeof(why)), 0);
+    m.abi_minor = 1;
+    EXPECT_EQ(hf_loader_library_abi_refusal(&m, 4, why, sizeof(why)), 0)
+        << "a manifest states the least minor the plugin needs";
+}
+
+TEST(LoaderAbi, ManifestMinorIsTheLeastTheCoreMustProvide)
+{
+    hf_manifest m{};
+    m.abi_major = 1;
+    char why[256] = "";
+    m.abi_minor = HF_BACKEND_ABI_MINOR;
+    EXPECT_EQ(hf_loader_manifest_abi_refusal(&m, why, sizeof(why)), 0);
+    m.abi_minor = 0;
+    EXPECT_EQ(hf_loader_manifest_abi_refusal(&m, why, sizeof(why)), 0);
+    m.abi_minor = HF_BACKEND_ABI_MINOR + 1;
+    EXPECT_EQ(hf_loader_manifest_abi_refusal(&m, why, sizeof(why)), -ENOTSUP);
+}
+
+TEST_F(Loader, OptionalOpsThePluginLacksAreFilledWithTheCoresDefaults)
+{
+    dir_.add("fixture-good"); // no registration hooks, no submit_many, no stream_prepare
+    dir_.add("scripted-a");   // registration hooks and stream_prepare of its own
+    ASSERT_EQ(load(), 0);
+    hf_backend *good = hf_backend_find("fixture-good");
+    hf_backend *scripted = hf_backend_find("scripted-a");
+    ASSERT_NE(good, nullptr);
+    ASSERT_NE(scripted, nullptr);
+    for (const hf_backend *b : {good, scripted}) {
+        EXPECT_NE(b->complete.file_register, nullptr) << b->name;
+        EXPECT_NE(b->complete.file_deregister, nullptr) << b->name;
+        EXPECT_NE(b->complete.buf_register, nullptr) << b->name;
+        EXPECT_NE(b->complete.buf_deregister, nullptr) << b->name;
+        EXPECT_NE(b->complete.submit_many, nullptr) << b->name;
+        EXPECT_NE(b->complete.stream_prepare, nullptr) << b->name;
+        EXPECT_EQ(b->complete.caps, b->ops->caps) << b->name;
+    }
+    EXPECT_EQ(scripted->complete.file_register, scripted->ops->file_register);
+    EXPECT_EQ(scripted->complete.stream_prepare, scripted->ops->stream_prepare);
+
+    // Registration with a backend that has no hook: accepted, with no context.
+    hf_file_info file{};
+    file.struct_size = sizeof(file);
+    void *ctx = &file;
+    EXPECT_EQ(hf_call_file_register(good, &file, &ctx), 0);
+    EXPECT_EQ(ctx, nullptr);
+    hf_call_file_deregister(good, nullptr);
+    hf_buf_info buf{};
+    buf.struct_size = sizeof(buf);
+    ctx = &buf;
+    EXPECT_EQ(hf_call_buf_register(good, &buf, &ctx), 0);
+    EXPECT_EQ(ctx, nullptr);
+    hf_call_buf_deregister(good, nullptr);
+    // Nothing to prepare: no line, no call, for any GPU the bookkeeping tracks.
+    hf_backends_stream_prepare(3);
+    EXPECT_EQ(log_->count("fixture-good is ready for stream-ordered I/O"), 0u) << log_->text();
+    EXPECT_EQ(hf_call_stream_prepare(good, 3), 0);
+}
+
+TEST_F(Loader, DefaultSubmitManyServesEachRequestThroughTheBackendsOwnOps)
+{
+    dir_.add("fixture-good");
+    ASSERT_EQ(load(), 0);
+    const hf_backend *b = hf_backend_find("fixture-good");
+    ASSERT_NE(b, nullptr);
+    std::string path = dir_.file("data.bin");
+    hf_fixture::write_text(path, "abcdefgh");
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    hf_file_info file{};
+    file.struct_size = sizeof(file);
+    file.fd = fd;
+    file.direct_fd = -1;
+    file.kind = HF_FILE_REGULAR;
+    char memory[8] = {};
+    hf_buf_info buf{};
+    buf.struct_size = sizeof(buf);
+    buf.base = memory;
+    buf.length = sizeof(memory);
+    buf.device = -1;
+    buf.host_accessible = true;
+    hf_io_request first{}, second{};
+    for (hf_io_request *r : {&first, &second}) {
+        r->struct_size = sizeof(*r);
+        r->op = HF_IO_READ;
+        r->file = &file;
+        r->buf = &buf;
+        r->size = 4;
+    }
+    second.file_offset = 4;
+    second.buf_offset = 4;
+    const hf_io_request *reqs[] = {&first, &second};
+    ssize_t results[2] = {-1, -1};
+    hf_call_submit_many(b, reqs, 2, results);
+    close(fd);
+    EXPECT_EQ(results[0], 4);
+    EXPECT_EQ(results[1], 4);
+    EXPECT_EQ(std::string(memory, sizeof(memory)), "abcdefgh");
+}
+
+TEST_F(Loader, HostTableIsCompleteAtTheCoresMinor)
+{
+    dir_.add("fixture-good");
+    ASSERT_EQ(load(), 0);
+    const hf_backend *b = hf_backend_find("fixture-good");
+    ASSERT_NE(b, nullptr);
+    const hf_host_api &host = b->host;
+    EXPECT_EQ(host.abi_minor, HF_BACKEND_ABI_MINOR);
+    EXPECT_NE(host.log, nullptr);
+    EXPECT_NE(host.config_int, nullptr);
+    EXPECT_NE(host.config_bool, nullptr);
+    EXPECT_NE(host.config_string, nullptr);
+    EXPECT_NE(host.sys, nullptr);
+    EXPECT_NE(host.parallel_run, nullptr);
+    EXPECT_NE(host.parallel_width, nullptr);
+    EXPECT_NE(host.core_limits, nullptr);
+}
+
+TEST_F(Loader, CoreLimitsAreTheCoresCurrentSettings)
+{
+    dir_.add("fixture-good");
+    ASSERT_EQ(load("", "execution: { parallel_io = false; max_request_parallelism = 3; "
+                       "min_io_threshold_size_kb = 2048; };\n"
+                       "properties: { force_odirect_mode = true; per_buffer_cache_size_kb = 512; "
+                       "max_device_cache_size_kb = 4096; max_device_pinned_mem_size_kb = 8192; };"),
+              0);
+    const hf_backend *b = hf_backend_find("fixture-good");
+    ASSERT_NE(b, nullptr);
+    hf_core_limits limits;
+    memset(&limits, 0xa5, sizeof(limits));
+    b->host.core_limits(&b->host, &limits);
+    EXPECT_EQ(limits.struct_size, sizeof(hf_core_limits));
+    EXPECT_FALSE(limits.parallel_io);
+    EXPECT_TRUE(limits.force_odirect_mode);
+    EXPECT_EQ(limits.max_request_parallelism, 3u);
+    EXPECT_EQ(limits.min_io_threshold_size_kb, 2048u);
+    EXPECT_EQ(limits.per_buffer_cache_size_kb, 512u);
+    EXPECT_EQ(limits.max_device_cache_size_kb, 4096u);
+    EXPECT_EQ(limits.max_device_pinned_mem_size_kb, 8192u);
+    // The values are read on each call: a config loaded later is what the next call reports.
+    ASSERT_EQ(hf_fixture::load_config(
+                  hf_fixture::config_for(dir_, "", "execution: { max_request_parallelism = 5; };")),
+              0);
+    b->host.core_limits(&b->host, &limits);
+    EXPECT_EQ(limits.max_request_parallelism, 5u);
+    EXPECT_TRUE(limits.parallel_io);
 }
 
 TEST_F(Loader, EmptyDirectoryLoadsNothingAndSucceeds)

@@ -15,6 +15,7 @@
 #include "plugin_fixture.h"
 
 extern "C" {
+#include "backend_call.h"
 #include "loader.h"
 #include "selector.h"
 }
@@ -546,6 +547,56 @@ TEST_F(SelectorFallback, BackendClaimingMoreThanAskedIsEIO)
     EXPECT_EQ(submit(req), -EIO);
     EXPECT_EQ(calls("scripted-b"), 0u);
     EXPECT_EQ(log_->lines_with({"error:", "scripted-a claims 999999 bytes"}).size(), 1u);
+}
+
+TEST_F(SelectorFallback, ChainGoesOnFromTheNextCandidateAfterAGroupedRetryableError)
+{
+    // What a batch does: one submit_many to the first choice (scripted-a has none of its own, so
+    // the core's default serves the requests one by one), then the chain from the next candidate.
+    load_pair("read_errno = " + std::to_string(ENODEV) + ";");
+    auto first = request(HF_IO_READ, 4096, 0);
+    auto second = request(HF_IO_READ, 4096, 4096);
+    hf_chain chains[2];
+    ASSERT_EQ(hf_selector_chain(&first, nullptr, nullptr, nullptr, &chains[0]), 2u);
+    ASSERT_EQ(hf_selector_chain(&second, nullptr, nullptr, nullptr, &chains[1]), 2u);
+    const hf_backend *a = chains[0].at[0].backend;
+    ASSERT_STREQ(a->name, "scripted-a");
+    const hf_io_request *reqs[] = {&first, &second};
+    ssize_t rcs[2];
+    hf_call_submit_many(a, reqs, 2, rcs);
+    EXPECT_EQ(calls("scripted-a"), 2u);
+    uint64_t before = hf_selector_fallback_count();
+    hf_io_request *mine[] = {&first, &second};
+    for (int i = 0; i < 2; i++) {
+        ssize_t rc = rcs[i];
+        ASSERT_TRUE(hf_selector_next(&chains[i], 0, mine[i], &rc)) << i;
+        hf_backend *served = nullptr;
+        EXPECT_EQ(hf_selector_serve(&chains[i], 1, mine[i], nullptr, nullptr, &served), 4096);
+        ASSERT_NE(served, nullptr);
+        EXPECT_STREQ(served->name, "scripted-b");
+    }
+    EXPECT_EQ(hf_selector_fallback_count(), before + 2);
+    EXPECT_EQ(calls("scripted-a"), 2u) << "the backend that failed is not asked again";
+    EXPECT_EQ(calls("scripted-b"), 2u);
+}
+
+TEST_F(SelectorFallback, NextStepTurnsAnOverCountIntoEIOAndEndsTheChain)
+{
+    load_pair("");
+    auto req = request(HF_IO_READ, 4096);
+    hf_chain chain;
+    ASSERT_EQ(hf_selector_chain(&req, nullptr, nullptr, nullptr, &chain), 2u);
+    ssize_t rc = 8192;
+    EXPECT_FALSE(hf_selector_next(&chain, 0, &req, &rc));
+    EXPECT_EQ(rc, -EIO);
+    EXPECT_EQ(log_->lines_with({"error:", "scripted-a claims 8192 bytes"}).size(), 1u);
+    rc = 100;
+    EXPECT_FALSE(hf_selector_next(&chain, 0, &req, &rc)) << "a short count is final";
+    EXPECT_EQ(rc, 100);
+    rc = -EIO;
+    EXPECT_FALSE(hf_selector_next(&chain, 0, &req, &rc)) << "EIO is not retryable";
+    rc = -ENODEV;
+    EXPECT_FALSE(hf_selector_next(&chain, 1, &req, &rc)) << "no candidate after the last";
 }
 
 // ---- contexts ----

@@ -1,0 +1,7 @@
+#include "a.h"
+#include "b.h"
+
+void hf_a(void)
+{
+    hf_b();
+}

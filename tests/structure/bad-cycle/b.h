@@ -1,0 +1,2 @@
+/* The other half of the cycle. */
+void hf_b(void);
