@@ -1,7 +1,8 @@
 /*
  * The plugin kit: what every backend needs around its own code, written once. The entry point
  * (HFP_BACKEND_ENTRY), the ops table's header (HFP_OPS_HEADER) and its settings table
- * (HFP_OPS_SETTINGS), the host table check (hfp_host_require), declared settings
+ * (HFP_OPS_SETTINGS), the host table check and the state of init (hfp_host_require,
+ * hfp_state_new), declared settings
  * (HFP_INT_SETTING, HFP_BOOL_SETTING, HFP_STRING_SETTING) read with their declared defaults
  * (hfp_config_int, hfp_config_bool, hfp_config_string), and the core's limits
  * (hfp_core_limits).
@@ -17,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hipfile/backend.h"
@@ -85,6 +87,25 @@ static inline int hfp_host_require(const struct hf_host_api *host, uint32_t mino
                   "the core's host table (ABI minor %u, %u bytes) lacks what ABI minor %u defines",
                   host->abi_minor, host->struct_size, minor);
     return -EINVAL;
+}
+
+/**
+ * The start of an init: checks @p host for ABI minor @p minor (hfp_host_require) and allocates the
+ * backend's state, @p size zeroed bytes, in *state_p. Returns 0, -EINVAL for an incomplete host
+ * or -ENOMEM (both logged when the host can log).
+ */
+static inline int hfp_state_new(const struct hf_host_api *host, uint32_t minor, size_t size,
+                                void **state_p)
+{
+    int rc = hfp_host_require(host, minor);
+    if (rc != 0)
+        return rc;
+    *state_p = calloc(1, size);
+    if (*state_p == NULL) {
+        host->log(host, HF_LOG_ERROR, "out of memory for the backend state");
+        return -ENOMEM;
+    }
+    return 0;
 }
 
 /**

@@ -43,8 +43,9 @@ struct hfp_staging_pool {
 /* Whether NUMA placement can work: ABI minor 3, and a runtime that page-locks ordinary memory. */
 static bool host_can_place(const struct hf_host_api *host)
 {
-    return hfp_host_offers(host, 3) && host->gpu->host_register != NULL &&
-           host->gpu->host_unregister != NULL;
+    const struct hf_gpu_ops *gpu = host->gpu;
+    return host->abi_minor >= 3 && gpu->struct_size >= hfp_gpu_ops_size(3) &&
+           gpu->host_register != NULL && gpu->host_unregister != NULL;
 }
 
 /* The memory nodes this process may allocate from (cpuset and all), as a count and a mask. */

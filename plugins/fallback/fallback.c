@@ -76,14 +76,11 @@ int hf_fallback_pool_get(struct fallback *fb, int device, struct hfp_staging_poo
 
 static int fallback_init(const struct hf_host_api *host, void **backend_p)
 {
-    int rc = hfp_host_require(host, FALLBACK_ABI_MINOR);
+    void *state;
+    int rc = hfp_state_new(host, FALLBACK_ABI_MINOR, sizeof(struct fallback), &state);
     if (rc != 0)
         return rc;
-    struct fallback *fb = calloc(1, sizeof(*fb));
-    if (fb == NULL) {
-        host->log(host, HF_LOG_ERROR, "out of memory for the backend state");
-        return -ENOMEM;
-    }
+    struct fallback *fb = state;
     fb->host = host;
     hf_fallback_settings_read(host, &fb->set);
     rc = pools_setup(fb);

@@ -6,10 +6,11 @@
  *
  * Its own keys win over the core's: fallback.chunk_size_kb over properties.per_buffer_cache_size_kb
  * and fallback.split_threshold_kb over execution.min_io_threshold_size_kb. Each is declared with
- * the default 0, outside its range so that no configuration can give it: unset, it follows the
- * core's limit. The core's limits that may change while the driver is
- * open (staging memory, splitting, O_DIRECT) are read when they are used, not once, so
- * hipFileDriverSet* and hipFileSetParameter* reach running pools and requests.
+ * the default 0, which follows the core's value: a core that answers unset declared keys with
+ * their default (ABI minor 5) must read the same as one that answers -ENOENT. The core's limits
+ * that may change while the driver is open (staging memory, splitting, O_DIRECT) are read when they
+ * are used, not once, so hipFileDriverSet* and hipFileSetParameter* reach running pools and
+ * requests.
  */
 #include <errno.h>
 #include <limits.h>
@@ -85,16 +86,14 @@ enum {
 };
 
 const struct hf_setting_decl hf_fallback_setting_decls[FALLBACK_SETTING_COUNT] = {
-    [SET_CHUNK_SIZE] = {HFP_INT_SETTING(
-                            "chunk_size_kb", 0, SIZE_KIB_MULTIPLE, CHUNK_KIB_MAX, "KiB",
-                            "bytes per staging buffer and file I/O window; unset follows "
-                            "properties.per_buffer_cache_size_kb"),
+    [SET_CHUNK_SIZE] = {HFP_INT_SETTING("chunk_size_kb", 0, 0, CHUNK_KIB_MAX, "KiB",
+                                        "bytes per staging buffer and file I/O window; 0 follows "
+                                        "properties.per_buffer_cache_size_kb"),
                         .multiple = SIZE_KIB_MULTIPLE},
     [SET_SLOTS] = {HFP_INT_SETTING("staging_slots_per_device", SLOTS_DEFAULT, 1, SLOTS_MAX, "slots",
                                    "most staging slots (two pinned chunks each) per GPU")},
-    [SET_SPLIT_THRESHOLD] = {HFP_INT_SETTING("split_threshold_kb", 0, SIZE_KIB_MULTIPLE,
-                                             THRESHOLD_KIB_MAX, "KiB",
-                                             "smallest piece of a split request; unset follows "
+    [SET_SPLIT_THRESHOLD] = {HFP_INT_SETTING("split_threshold_kb", 0, 0, THRESHOLD_KIB_MAX, "KiB",
+                                             "smallest piece of a split request; 0 follows "
                                              "execution.min_io_threshold_size_kb"),
                              .multiple = SIZE_KIB_MULTIPLE},
     [SET_INLINE_MAX] = {HFP_INT_SETTING("inline_max_kb", INLINE_MAX_KIB_DEFAULT, 0,

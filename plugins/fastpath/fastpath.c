@@ -74,14 +74,11 @@ static void fastpath_fini(void *backend)
 
 static int fastpath_init(const struct hf_host_api *host, void **backend_p)
 {
-    int rc = hfp_host_require(host, FASTPATH_ABI_MINOR);
+    void *state;
+    int rc = hfp_state_new(host, FASTPATH_ABI_MINOR, sizeof(struct fastpath), &state);
     if (rc != 0)
         return rc;
-    struct fastpath *fp = calloc(1, sizeof(*fp));
-    if (fp == NULL) {
-        host->log(host, HF_LOG_ERROR, "out of memory for the backend state");
-        return -ENOMEM;
-    }
+    struct fastpath *fp = state;
     fp->host = host;
     hf_fastpath_settings_read(host, &fp->set);
     int devices = 0;

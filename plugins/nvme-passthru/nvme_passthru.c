@@ -40,14 +40,11 @@ static int pools_setup(struct nvme_passthru *np)
 
 static int nvme_init(const struct hf_host_api *host, void **backend_p)
 {
-    int rc = hfp_host_require(host, NVME_ABI_MINOR);
+    void *state;
+    int rc = hfp_state_new(host, NVME_ABI_MINOR, sizeof(struct nvme_passthru), &state);
     if (rc != 0)
         return rc;
-    struct nvme_passthru *np = calloc(1, sizeof(*np));
-    if (np == NULL) {
-        host->log(host, HF_LOG_ERROR, "out of memory for the backend state");
-        return -ENOMEM;
-    }
+    struct nvme_passthru *np = state;
     np->host = host;
     np->sysfs_root = "/sys";
     np->dev_root = "/dev";

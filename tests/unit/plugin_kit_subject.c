@@ -51,10 +51,14 @@ static ssize_t subject_read(void *backend, const struct hf_io_request *req)
 }
 
 const struct hf_backend_ops kit_subject_ops = {
-    HFP_OPS_HEADER("kit-subject"), .caps = HF_CAP_READ,
-    .init = subject_init,          .fini = subject_fini,
-    .probe = subject_probe,        .score = subject_score,
-    .read = subject_read,          HFP_OPS_SETTINGS(kit_subject_decls),
+    HFP_OPS_HEADER("kit-subject"), /* magic, ABI version, struct size, name */
+    .caps = HF_CAP_READ,
+    .init = subject_init,
+    .fini = subject_fini,
+    .probe = subject_probe,
+    .score = subject_score,
+    .read = subject_read,
+    HFP_OPS_SETTINGS(kit_subject_decls),
 };
 
 HFP_BACKEND_ENTRY(kit_subject_ops, KIT_SUBJECT_MIN_MINOR)

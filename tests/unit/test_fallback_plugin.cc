@@ -970,19 +970,30 @@ TEST_P(FallbackBadInteger, IsLoggedAndReplacedByTheDefault)
 INSTANTIATE_TEST_SUITE_P(
     Values, FallbackBadInteger,
     ::testing::Values(
-        BadInteger{"chunk_size_kb", 0, 0}, BadInteger{"chunk_size_kb", 0, -4},
-        BadInteger{"chunk_size_kb", 0, 6}, BadInteger{"chunk_size_kb", 0, 1024 * 1024 + 4},
+        BadInteger{"chunk_size_kb", 0, -4}, BadInteger{"chunk_size_kb", 0, 6},
+        BadInteger{"chunk_size_kb", 0, 1024 * 1024 + 4},
         BadInteger{"chunk_size_kb", 0, int64_t{1} << 40}, BadInteger{"chunk_size_kb", -EINVAL, 0},
         BadInteger{"staging_slots_per_device", 0, 0}, BadInteger{"staging_slots_per_device", 0, -1},
         BadInteger{"staging_slots_per_device", 0, 1025},
-        BadInteger{"staging_slots_per_device", -EINVAL, 0}, BadInteger{"split_threshold_kb", 0, 0},
-        BadInteger{"split_threshold_kb", 0, 10},
+        BadInteger{"staging_slots_per_device", -EINVAL, 0}, BadInteger{"split_threshold_kb", 0, 10},
         BadInteger{"split_threshold_kb", 0, 2 * 1024 * 1024},
         BadInteger{"split_threshold_kb", -EINVAL, 0}, BadInteger{"inline_max_kb", 0, -1},
         BadInteger{"inline_max_kb", 0, 2 * 1024 * 1024}, BadInteger{"inline_max_kb", -EINVAL, 0}),
     [](const ::testing::TestParamInfo<BadInteger> &info) {
         return std::string(info.param.key) + "_" + std::to_string(info.index);
     });
+
+// 0 is the declared default of both keys: it follows the core's per_buffer_cache_size_kb and
+// min_io_threshold_size_kb, whether the key is unset or the core answers it with the default.
+TEST_F(FallbackPlugin, ZeroChunkSizeAndSplitThresholdFollowTheCore)
+{
+    SetConfig("chunk_size_kb", 0);
+    SetConfig("split_threshold_kb", 0);
+    Init();
+    EXPECT_FALSE(LogHas(HF_LOG_WARN, "using the default"));
+    EXPECT_TRUE(LogHas(HF_LOG_INFO, "chunks of 4096 KiB; up to 16 staging slots per GPU"));
+    EXPECT_TRUE(LogHas(HF_LOG_INFO, "requests over 1024 KiB split into pieces of at least 1024"));
+}
 
 TEST_F(FallbackPlugin, BadDirectIoValueIsLoggedAndAutoUsed)
 {

@@ -7,6 +7,7 @@
 #include <cstdarg>
 #include <cstddef>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <vector>
@@ -214,6 +215,22 @@ TEST_F(PluginKit, OpsHeaderAndSettingsComeFromTheKit)
     EXPECT_STREQ(Decl(KIT_SUBJECT_FAST)->env, "KIT_SUBJECT_FAST");
     EXPECT_EQ(Decl(KIT_SUBJECT_COLOUR)->type, HF_DECL_STRING);
     EXPECT_STREQ(Decl(KIT_SUBJECT_COLOUR)->default_string, "green");
+}
+
+TEST_F(PluginKit, StateNewChecksTheHostAndGivesZeroedState)
+{
+    void *state = nullptr;
+    ASSERT_EQ(hfp_state_new(&host_, HF_BACKEND_ABI_MINOR, 64, &state), 0);
+    ASSERT_NE(state, nullptr);
+    const unsigned char *bytes = static_cast<const unsigned char *>(state);
+    for (size_t i = 0; i < 64; i++)
+        EXPECT_EQ(bytes[i], 0) << i;
+    free(state);
+    host_.struct_size = offsetof(hf_host_api, core_limits);
+    state = nullptr;
+    EXPECT_EQ(hfp_state_new(&host_, HF_BACKEND_ABI_MINOR, 64, &state), -EINVAL);
+    EXPECT_EQ(state, nullptr);
+    EXPECT_TRUE(HasLine("host table"));
 }
 
 // ---- declared settings ----
