@@ -51,7 +51,7 @@ static ssize_t mine_read(void *backend, const struct hf_io_request *req)
 }
 
 static const struct hf_backend_ops mine_ops = {
-    HFP_OPS_HEADER("mybackend"),
+    HFP_OPS_HEADER("mybackend"), /* magic, ABI version, struct size, name */
     .caps = HF_CAP_READ,
     .init = mine_init,
     .fini = mine_fini,
