@@ -221,7 +221,7 @@ static inline int hfp_config_string(const struct hf_host_api *host,
     return rc;
 }
 
-/*
+/**
  * REMOVABLE once every core fills hf_host_api.core_limits: reads the same values by their dotted
  * names, as cores that announce ABI minor 5 without core_limits still answer them. A value the core
  * does not answer is left as hfp_core_limits set it (no limit).
