@@ -22,7 +22,7 @@ static size_t cache_read(const struct hf_sys_ops *sys, int fd, char *dst, size_t
     }
 }
 
-size_t hf_cache_probe(const struct hf_sys_ops *sys, int fd, char *dst, size_t len, int64_t pos)
+size_t hfp_cache_probe(const struct hf_sys_ops *sys, int fd, char *dst, size_t len, int64_t pos)
 {
     size_t first = len < PROBE_FIRST ? len : PROBE_FIRST;
     size_t done = cache_read(sys, fd, dst, first, pos);

@@ -22,7 +22,7 @@ extern "C" {
  * readahead of all it asked for (since Linux 5.9), so asking for a whole cold range would read it
  * from the disk a second time beside the O_DIRECT read that follows.
  */
-size_t hf_cache_probe(const struct hf_sys_ops *sys, int fd, char *dst, size_t len, int64_t pos);
+size_t hfp_cache_probe(const struct hf_sys_ops *sys, int fd, char *dst, size_t len, int64_t pos);
 
 #ifdef __cplusplus
 }

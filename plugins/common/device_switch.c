@@ -4,8 +4,7 @@
  */
 #include "common/device_switch.h"
 
-int hf_plugin_device_enter(const struct hf_host_api *host, int device, int *previous_p,
-                           int *gpu_error_p)
+int hfp_device_enter(const struct hf_host_api *host, int device, int *previous_p, int *gpu_error_p)
 {
     const struct hf_gpu_ops *gpu = host->gpu;
     *previous_p = -1;
@@ -28,7 +27,7 @@ int hf_plugin_device_enter(const struct hf_host_api *host, int device, int *prev
     return 0;
 }
 
-void hf_plugin_device_restore(const struct hf_host_api *host, int previous)
+void hfp_device_restore(const struct hf_host_api *host, int previous)
 {
     if (previous < 0)
         return;

@@ -17,11 +17,10 @@ extern "C" {
  * *previous_p the device to put back, -1 when nothing changed. Returns 0, or -HF_EGPU with the
  * runtime's code in *gpu_error_p (when not NULL) and one error line through host->log.
  */
-int hf_plugin_device_enter(const struct hf_host_api *host, int device, int *previous_p,
-                           int *gpu_error_p);
+int hfp_device_enter(const struct hf_host_api *host, int device, int *previous_p, int *gpu_error_p);
 
 /** Make @p previous current again (nothing when it is -1); a failure is only logged. */
-void hf_plugin_device_restore(const struct hf_host_api *host, int previous);
+void hfp_device_restore(const struct hf_host_api *host, int previous);
 
 #ifdef __cplusplus
 }

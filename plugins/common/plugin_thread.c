@@ -13,7 +13,7 @@
 
 static const int fault_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS};
 
-int hf_plugin_thread_start(pthread_t *thread_p, void *(*main_fn)(void *), void *arg)
+int hfp_thread_start(pthread_t *thread_p, void *(*main_fn)(void *), void *arg)
 {
     sigset_t blocked;
     sigfillset(&blocked);

@@ -15,7 +15,7 @@ extern "C" {
  * Start a joinable thread running @p main_fn(@p arg) with every signal blocked but the ones a fault
  * raises. The caller's own signal mask is not touched, not even for a moment. Returns 0 or -errno.
  */
-int hf_plugin_thread_start(pthread_t *thread_p, void *(*main_fn)(void *), void *arg);
+int hfp_thread_start(pthread_t *thread_p, void *(*main_fn)(void *), void *arg);
 
 #ifdef __cplusplus
 }

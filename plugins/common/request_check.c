@@ -1,6 +1,6 @@
 /*
  * Request checks shared by the backends; see request_check.h. Each backend adds its own
- * (memory kinds, registrations) as the phrase it passes to hf_request_check.
+ * (memory kinds, registrations) as the phrase it passes to hfp_request_check.
  */
 #include "common/request_check.h"
 
@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-const char *hf_request_range_problem(const struct hf_io_request *req)
+const char *hfp_request_range_problem(const struct hf_io_request *req)
 {
     if (req->file_offset < 0 || req->buf_offset < 0)
         return "a negative offset";
@@ -25,7 +25,7 @@ const char *hf_request_range_problem(const struct hf_io_request *req)
     return NULL;
 }
 
-int hf_request_access_problem(const struct hf_io_request *req, const char **what_p)
+int hfp_request_access_problem(const struct hf_io_request *req, const char **what_p)
 {
     int mode = req->file->status_flags & O_ACCMODE;
     if (req->op == HF_IO_READ && mode == O_WRONLY) {
@@ -44,16 +44,16 @@ int hf_request_access_problem(const struct hf_io_request *req, const char **what
     return 0;
 }
 
-int hf_request_check(const struct hf_host_api *host, const struct hf_io_request *req,
-                     const char *own_problem)
+int hfp_request_check(const struct hf_host_api *host, const struct hf_io_request *req,
+                      const char *own_problem)
 {
-    const char *what = own_problem != NULL ? own_problem : hf_request_range_problem(req);
+    const char *what = own_problem != NULL ? own_problem : hfp_request_range_problem(req);
     if (what != NULL) {
         host->log(host, HF_LOG_ERROR, "rejecting a %s of %zu bytes: %s",
                   req->op == HF_IO_WRITE ? "write" : "read", req->size, what);
         return -EINVAL;
     }
-    int rc = hf_request_access_problem(req, &what);
+    int rc = hfp_request_access_problem(req, &what);
     if (rc < 0)
         host->log(host, HF_LOG_ERROR, "%s", what);
     return rc;

@@ -7,6 +7,7 @@
 #include "common/staging_pool.h"
 
 #include "common/device_switch.h"
+#include "common/plugin_kit.h"
 
 #include <errno.h>
 #include <linux/mempolicy.h>
@@ -23,31 +24,28 @@
 #define BITS_PER_WORD (8 * sizeof(unsigned long))
 #define NODE_MASK_WORDS (NODE_MASK_BITS / BITS_PER_WORD)
 
-struct hf_staging_pool {
+struct hfp_staging_pool {
     const struct hf_host_api *host;
     size_t buffer_size;
     int device;
-    atomic_int numa_node;      /* node buffers are bound to, -1 for none; dropped after a failure */
-    unsigned limit;            /* most slots that may exist; lowered when the runtime runs out */
-    hf_staging_bound_fn bound; /* the moving bound below limit, or NULL */
+    atomic_int numa_node; /* node buffers are bound to, -1 for none; dropped after a failure */
+    unsigned limit;       /* most slots that may exist; lowered when the runtime runs out */
+    hfp_staging_bound_fn bound; /* the moving bound below limit, or NULL */
     void *bound_ctx;
     unsigned allocated; /* slots that exist or are being created */
     bool kept;          /* filled for stream-ordered use: slots are neither created nor freed */
     unsigned free_count;
-    struct hf_staging_slot *free_list;
+    struct hfp_staging_slot *free_list;
     pthread_mutex_t lock;
     pthread_cond_t given_back;
 };
 
-/* Whether the core's GPU table has the members NUMA placement needs (ABI minor 3). */
+/* Whether NUMA placement can work: ABI minor 3, and a runtime that page-locks ordinary memory. */
 static bool host_can_place(const struct hf_host_api *host)
 {
     const struct hf_gpu_ops *gpu = host->gpu;
-    return host->abi_minor >= 3 &&
-           gpu->struct_size >=
-               offsetof(struct hf_gpu_ops, host_unregister) + sizeof(gpu->host_unregister) &&
-           gpu->device_attribute != NULL && gpu->host_register != NULL &&
-           gpu->host_unregister != NULL;
+    return host->abi_minor >= 3 && gpu->struct_size >= hfp_gpu_ops_size(3) &&
+           gpu->host_register != NULL && gpu->host_unregister != NULL;
 }
 
 /* The memory nodes this process may allocate from (cpuset and all), as a count and a mask. */
@@ -133,8 +131,8 @@ static int buffer_alloc_on_node(const struct hf_host_api *host, size_t size, int
     return 0;
 }
 
-int hf_staging_buffer_alloc(const struct hf_host_api *host, size_t size, int numa_node,
-                            void **ptr_p, int *bound_node_p)
+int hfp_staging_buffer_alloc(const struct hf_host_api *host, size_t size, int numa_node,
+                             void **ptr_p, int *bound_node_p)
 {
     if (numa_node >= 0 && numa_node < NODE_MASK_BITS && host_can_place(host)) {
         const char *what = "place";
@@ -155,7 +153,7 @@ int hf_staging_buffer_alloc(const struct hf_host_api *host, size_t size, int num
     return err;
 }
 
-int hf_staging_buffer_free(const struct hf_host_api *host, void *ptr, size_t size, int bound_node)
+int hfp_staging_buffer_free(const struct hf_host_api *host, void *ptr, size_t size, int bound_node)
 {
     const struct hf_gpu_ops *gpu = host->gpu;
     int err;
@@ -178,15 +176,15 @@ int hf_staging_buffer_free(const struct hf_host_api *host, void *ptr, size_t siz
     return 0;
 }
 
-int hf_staging_pool_create(const struct hf_host_api *host, size_t buffer_size, unsigned max_slots,
-                           int device, struct hf_staging_pool **pool_p)
+int hfp_staging_pool_create(const struct hf_host_api *host, size_t buffer_size, unsigned max_slots,
+                            int device, struct hfp_staging_pool **pool_p)
 {
     if (buffer_size == 0 || max_slots == 0) {
         host->log(host, HF_LOG_ERROR, "staging pool: %u slots of %zu-byte buffers is not a pool",
                   max_slots, buffer_size);
         return -EINVAL;
     }
-    struct hf_staging_pool *pool = calloc(1, sizeof(*pool));
+    struct hfp_staging_pool *pool = calloc(1, sizeof(*pool));
     if (pool == NULL)
         goto fail;
     if (pthread_mutex_init(&pool->lock, NULL) != 0)
@@ -211,7 +209,7 @@ fail:
 }
 
 /* Release what a slot holds; members still NULL were never created. Failures only warn. */
-static void slot_free(const struct hf_staging_pool *pool, struct hf_staging_slot *slot)
+static void slot_free(const struct hfp_staging_pool *pool, struct hfp_staging_slot *slot)
 {
     const struct hf_host_api *host = pool->host;
     const struct hf_gpu_ops *gpu = host->gpu;
@@ -221,8 +219,8 @@ static void slot_free(const struct hf_staging_pool *pool, struct hf_staging_slot
             host->log(host, HF_LOG_WARN, "staging pool: destroying a stream failed: %s (%d)",
                       gpu->error_string(err), err);
         if (slot->buffer[i] != NULL)
-            (void)hf_staging_buffer_free(host, slot->buffer[i], pool->buffer_size,
-                                         slot->numa_node[i]);
+            (void)hfp_staging_buffer_free(host, slot->buffer[i], pool->buffer_size,
+                                          slot->numa_node[i]);
     }
     free(slot);
 }
@@ -231,11 +229,11 @@ static void slot_free(const struct hf_staging_pool *pool, struct hf_staging_slot
  * A new slot on the current device. Returns 0, the runtime's error code (positive), or -ENOMEM
  * when the slot's own bookkeeping cannot be allocated.
  */
-static int slot_create(struct hf_staging_pool *pool, struct hf_staging_slot **slot_p,
+static int slot_create(struct hfp_staging_pool *pool, struct hfp_staging_slot **slot_p,
                        const char **what_p)
 {
     const struct hf_gpu_ops *gpu = pool->host->gpu;
-    struct hf_staging_slot *slot = calloc(1, sizeof(*slot));
+    struct hfp_staging_slot *slot = calloc(1, sizeof(*slot));
     if (slot == NULL) {
         *what_p = "allocate a slot's bookkeeping";
         return -ENOMEM;
@@ -245,8 +243,8 @@ static int slot_create(struct hf_staging_pool *pool, struct hf_staging_slot **sl
         slot->numa_node[i] = -1;
     for (int i = 0; i < HF_STAGING_SLOT_BUFFERS && err == 0; i++) {
         int node = atomic_load_explicit(&pool->numa_node, memory_order_relaxed);
-        err = hf_staging_buffer_alloc(pool->host, pool->buffer_size, node, &slot->buffer[i],
-                                      &slot->numa_node[i]);
+        err = hfp_staging_buffer_alloc(pool->host, pool->buffer_size, node, &slot->buffer[i],
+                                       &slot->numa_node[i]);
         if (err != 0) {
             slot->buffer[i] = NULL;
             *what_p = "pin a staging buffer";
@@ -269,7 +267,7 @@ static int slot_create(struct hf_staging_pool *pool, struct hf_staging_slot **sl
     return 0;
 }
 
-void hf_staging_pool_destroy(struct hf_staging_pool *pool)
+void hfp_staging_pool_destroy(struct hfp_staging_pool *pool)
 {
     if (pool == NULL)
         return;
@@ -282,7 +280,7 @@ void hf_staging_pool_destroy(struct hf_staging_pool *pool)
         current != pool->device && gpu->set_device(pool->device) == 0)
         previous = current;
     while (pool->free_list != NULL) {
-        struct hf_staging_slot *slot = pool->free_list;
+        struct hfp_staging_slot *slot = pool->free_list;
         pool->free_list = slot->next;
         slot_free(pool, slot);
     }
@@ -297,7 +295,8 @@ void hf_staging_pool_destroy(struct hf_staging_pool *pool)
     free(pool);
 }
 
-void hf_staging_pool_set_bound(struct hf_staging_pool *pool, hf_staging_bound_fn bound, void *ctx)
+void hfp_staging_pool_set_bound(struct hfp_staging_pool *pool, hfp_staging_bound_fn bound,
+                                void *ctx)
 {
     pthread_mutex_lock(&pool->lock);
     pool->bound = bound;
@@ -306,7 +305,7 @@ void hf_staging_pool_set_bound(struct hf_staging_pool *pool, hf_staging_bound_fn
 }
 
 /* Most slots that may exist now. Lock held. */
-static unsigned limit_now_locked(const struct hf_staging_pool *pool)
+static unsigned limit_now_locked(const struct hfp_staging_pool *pool)
 {
     unsigned limit = pool->limit;
     if (pool->bound != NULL) {
@@ -323,11 +322,11 @@ static unsigned limit_now_locked(const struct hf_staging_pool *pool)
  * Take free slots off the list while more slots exist than @p limit allows; the caller frees them
  * unlocked (freeing pinned memory can take milliseconds). Lock held.
  */
-static struct hf_staging_slot *surplus_detach_locked(struct hf_staging_pool *pool, unsigned limit)
+static struct hfp_staging_slot *surplus_detach_locked(struct hfp_staging_pool *pool, unsigned limit)
 {
-    struct hf_staging_slot *surplus = NULL;
+    struct hfp_staging_slot *surplus = NULL;
     while (pool->allocated > limit && pool->free_list != NULL) {
-        struct hf_staging_slot *slot = pool->free_list;
+        struct hfp_staging_slot *slot = pool->free_list;
         pool->free_list = slot->next;
         pool->free_count--;
         pool->allocated--;
@@ -337,7 +336,7 @@ static struct hf_staging_slot *surplus_detach_locked(struct hf_staging_pool *poo
     return surplus;
 }
 
-static void surplus_free(struct hf_staging_pool *pool, struct hf_staging_slot *surplus)
+static void surplus_free(struct hfp_staging_pool *pool, struct hfp_staging_slot *surplus)
 {
     if (surplus == NULL)
         return;
@@ -349,7 +348,7 @@ static void surplus_free(struct hf_staging_pool *pool, struct hf_staging_slot *s
         gpu->set_device(pool->device) == 0)
         previous = current;
     while (surplus != NULL) {
-        struct hf_staging_slot *next = surplus->next;
+        struct hfp_staging_slot *next = surplus->next;
         slot_free(pool, surplus);
         surplus = next;
     }
@@ -357,14 +356,14 @@ static void surplus_free(struct hf_staging_pool *pool, struct hf_staging_slot *s
         (void)gpu->set_device(previous);
 }
 
-/* hf_staging_pool_take and _try_take: with @p wait false, -EAGAIN instead of waiting. */
-static int pool_take(struct hf_staging_pool *pool, struct hf_staging_slot **slot_p,
+/* hfp_staging_pool_take and _try_take: with @p wait false, -EAGAIN instead of waiting. */
+static int pool_take(struct hfp_staging_pool *pool, struct hfp_staging_slot **slot_p,
                      int *gpu_error_p, bool wait)
 {
     const struct hf_host_api *host = pool->host;
     pthread_mutex_lock(&pool->lock);
     unsigned limit = limit_now_locked(pool);
-    struct hf_staging_slot *surplus = pool->kept ? NULL : surplus_detach_locked(pool, limit);
+    struct hfp_staging_slot *surplus = pool->kept ? NULL : surplus_detach_locked(pool, limit);
     if (surplus != NULL) {
         pthread_mutex_unlock(&pool->lock);
         surplus_free(pool, surplus);
@@ -374,7 +373,7 @@ static int pool_take(struct hf_staging_pool *pool, struct hf_staging_slot **slot
         /* A kept pool holds surplus slots instead of freeing them; only the bound may be out. */
         bool within = !pool->kept || pool->allocated - pool->free_count < limit;
         if (pool->free_list != NULL && within) {
-            struct hf_staging_slot *slot = pool->free_list;
+            struct hfp_staging_slot *slot = pool->free_list;
             pool->free_list = slot->next;
             pool->free_count--;
             pthread_mutex_unlock(&pool->lock);
@@ -386,7 +385,7 @@ static int pool_take(struct hf_staging_pool *pool, struct hf_staging_slot **slot
             /* Reserve the slot, then create it unlocked: pinning can take milliseconds. */
             pool->allocated++;
             pthread_mutex_unlock(&pool->lock);
-            struct hf_staging_slot *slot = NULL;
+            struct hfp_staging_slot *slot = NULL;
             const char *what = "create a slot";
             int err = slot_create(pool, &slot, &what);
             if (err == 0) {
@@ -428,19 +427,19 @@ static int pool_take(struct hf_staging_pool *pool, struct hf_staging_slot **slot
     }
 }
 
-int hf_staging_pool_take(struct hf_staging_pool *pool, struct hf_staging_slot **slot_p,
-                         int *gpu_error_p)
+int hfp_staging_pool_take(struct hfp_staging_pool *pool, struct hfp_staging_slot **slot_p,
+                          int *gpu_error_p)
 {
     return pool_take(pool, slot_p, gpu_error_p, true);
 }
 
-int hf_staging_pool_try_take(struct hf_staging_pool *pool, struct hf_staging_slot **slot_p,
-                             int *gpu_error_p)
+int hfp_staging_pool_try_take(struct hfp_staging_pool *pool, struct hfp_staging_slot **slot_p,
+                              int *gpu_error_p)
 {
     return pool_take(pool, slot_p, gpu_error_p, false);
 }
 
-void hf_staging_pool_give(struct hf_staging_pool *pool, struct hf_staging_slot *slot)
+void hfp_staging_pool_give(struct hfp_staging_pool *pool, struct hfp_staging_slot *slot)
 {
     pthread_mutex_lock(&pool->lock);
     if (slot == NULL || pool->free_count == pool->allocated) {
@@ -453,7 +452,7 @@ void hf_staging_pool_give(struct hf_staging_pool *pool, struct hf_staging_slot *
     if (pool->allocated > limit && !pool->kept) {
         /* Over a bound that was lowered while the slot was out: it goes instead of coming back. */
         pool->allocated--;
-        struct hf_staging_slot *surplus = surplus_detach_locked(pool, limit);
+        struct hfp_staging_slot *surplus = surplus_detach_locked(pool, limit);
         pthread_cond_broadcast(&pool->given_back);
         pthread_mutex_unlock(&pool->lock);
         slot->next = surplus;
@@ -467,7 +466,7 @@ void hf_staging_pool_give(struct hf_staging_pool *pool, struct hf_staging_slot *
     pthread_mutex_unlock(&pool->lock);
 }
 
-void hf_staging_pool_discard(struct hf_staging_pool *pool, struct hf_staging_slot *slot)
+void hfp_staging_pool_discard(struct hfp_staging_pool *pool, struct hfp_staging_slot *slot)
 {
     if (slot == NULL)
         return;
@@ -478,30 +477,30 @@ void hf_staging_pool_discard(struct hf_staging_pool *pool, struct hf_staging_slo
     pthread_mutex_unlock(&pool->lock);
 }
 
-static int pool_fill(struct hf_staging_pool *pool, int *gpu_error_p);
+static int pool_fill(struct hfp_staging_pool *pool, int *gpu_error_p);
 
-int hf_staging_pool_fill(struct hf_staging_pool *pool, int *gpu_error_p)
+int hfp_staging_pool_fill(struct hfp_staging_pool *pool, int *gpu_error_p)
 {
     const struct hf_host_api *host = pool->host;
     int previous = -1;
-    int rc = hf_plugin_device_enter(host, pool->device, &previous, gpu_error_p);
+    int rc = hfp_device_enter(host, pool->device, &previous, gpu_error_p);
     if (rc != 0)
         return rc;
     rc = pool_fill(pool, gpu_error_p);
-    hf_plugin_device_restore(host, previous);
+    hfp_device_restore(host, previous);
     return rc;
 }
 
-/* hf_staging_pool_fill with the pool's device current. */
-static int pool_fill(struct hf_staging_pool *pool, int *gpu_error_p)
+/* hfp_staging_pool_fill with the pool's device current. */
+static int pool_fill(struct hfp_staging_pool *pool, int *gpu_error_p)
 {
     const struct hf_host_api *host = pool->host;
     pthread_mutex_lock(&pool->lock);
     while (pool->allocated < limit_now_locked(pool)) {
-        /* Reserved first, created unlocked, as in hf_staging_pool_take. */
+        /* Reserved first, created unlocked, as in hfp_staging_pool_take. */
         pool->allocated++;
         pthread_mutex_unlock(&pool->lock);
-        struct hf_staging_slot *slot = NULL;
+        struct hfp_staging_slot *slot = NULL;
         const char *what = "create a slot";
         int err = slot_create(pool, &slot, &what);
         pthread_mutex_lock(&pool->lock);
@@ -539,17 +538,17 @@ static int pool_fill(struct hf_staging_pool *pool, int *gpu_error_p)
     return 0;
 }
 
-int hf_staging_pool_numa_node(const struct hf_staging_pool *pool)
+int hfp_staging_pool_numa_node(const struct hfp_staging_pool *pool)
 {
     return atomic_load_explicit(&pool->numa_node, memory_order_relaxed);
 }
 
-size_t hf_staging_pool_buffer_size(const struct hf_staging_pool *pool)
+size_t hfp_staging_pool_buffer_size(const struct hfp_staging_pool *pool)
 {
     return pool->buffer_size;
 }
 
-unsigned hf_staging_pool_slot_count(struct hf_staging_pool *pool)
+unsigned hfp_staging_pool_slot_count(struct hfp_staging_pool *pool)
 {
     pthread_mutex_lock(&pool->lock);
     unsigned count = pool->allocated;

@@ -4,7 +4,7 @@
  * buffer, so the file I/O of one chunk can run while the copy of the previous chunk is in flight
  * and only the stream of the buffer about to be reused needs synchronizing. Slots are created on
  * first demand up to a bound, handed out whole, given back for reuse, and freed with the pool. The
- * bound may move while the pool is in use (hf_staging_pool_set_bound): the pool then shrinks as
+ * bound may move while the pool is in use (hfp_staging_pool_set_bound): the pool then shrinks as
  * slots come back, or grows on demand. Where the runtime names the NUMA node nearest the pool's
  * GPU and the machine has more than one, the buffers are placed on that node.
  */
@@ -23,15 +23,15 @@ extern "C" {
 #define HF_STAGING_SLOT_BUFFERS 2
 
 /** One slot: buffer[i] is only ever copied to or from on stream[i]. */
-struct hf_staging_slot {
+struct hfp_staging_slot {
     void *buffer[HF_STAGING_SLOT_BUFFERS];  /**< pinned host memory, page aligned */
     void *stream[HF_STAGING_SLOT_BUFFERS];  /**< the runtime's non-blocking streams */
     int numa_node[HF_STAGING_SLOT_BUFFERS]; /**< node buffer[i] is bound to, -1 for none */
-    struct hf_staging_slot *next;           /**< the pool's free list; not for takers */
+    struct hfp_staging_slot *next;          /**< the pool's free list; not for takers */
 };
 
 /** A bounded set of staging slots for one device. */
-struct hf_staging_pool;
+struct hfp_staging_pool;
 
 /**
  * Create a pool of at most @p max_slots slots whose buffers are @p buffer_size bytes, for GPU
@@ -39,15 +39,15 @@ struct hf_staging_pool;
  * allocates no slot. Failures are logged through host->log. Returns 0, -EINVAL for a zero size or
  * count, or -ENOMEM.
  */
-int hf_staging_pool_create(const struct hf_host_api *host, size_t buffer_size, unsigned max_slots,
-                           int device, struct hf_staging_pool **pool_p);
+int hfp_staging_pool_create(const struct hf_host_api *host, size_t buffer_size, unsigned max_slots,
+                            int device, struct hfp_staging_pool **pool_p);
 
 /**
  * Free every slot and the pool, making the pool's device current for the calls and restoring the
  * caller's afterwards. Every slot must have been given back; one still out is a caller bug, logged
  * and left allocated rather than freed under its user.
  */
-void hf_staging_pool_destroy(struct hf_staging_pool *pool);
+void hfp_staging_pool_destroy(struct hfp_staging_pool *pool);
 
 /**
  * Take a slot, creating one when fewer than the bound exist and none is free, else waiting for one
@@ -57,33 +57,33 @@ void hf_staging_pool_destroy(struct hf_staging_pool *pool);
  * pool has no slot and the runtime cannot create one (the runtime's code then goes to
  * *gpu_error_p), or -ENOMEM when not even the slot's bookkeeping can be allocated.
  */
-int hf_staging_pool_take(struct hf_staging_pool *pool, struct hf_staging_slot **slot_p,
-                         int *gpu_error_p);
+int hfp_staging_pool_take(struct hfp_staging_pool *pool, struct hfp_staging_slot **slot_p,
+                          int *gpu_error_p);
 
 /**
- * hf_staging_pool_take that never waits: -EAGAIN when every slot the bound allows is out. For
+ * hfp_staging_pool_take that never waits: -EAGAIN when every slot the bound allows is out. For
  * takers that can make do with the slots they hold already.
  */
-int hf_staging_pool_try_take(struct hf_staging_pool *pool, struct hf_staging_slot **slot_p,
-                             int *gpu_error_p);
+int hfp_staging_pool_try_take(struct hfp_staging_pool *pool, struct hfp_staging_slot **slot_p,
+                              int *gpu_error_p);
 
 /**
- * Give back a slot from hf_staging_pool_take, waking one waiting taker. Nothing may still be
+ * Give back a slot from hfp_staging_pool_take, waking one waiting taker. Nothing may still be
  * queued on its streams.
  */
-void hf_staging_pool_give(struct hf_staging_pool *pool, struct hf_staging_slot *slot);
+void hfp_staging_pool_give(struct hfp_staging_pool *pool, struct hfp_staging_slot *slot);
 
 /**
  * Destroy a slot whose streams saw a runtime failure instead of giving it back, so the next taker
  * gets fresh streams; the pool may create a replacement later.
  */
-void hf_staging_pool_discard(struct hf_staging_pool *pool, struct hf_staging_slot *slot);
+void hfp_staging_pool_discard(struct hfp_staging_pool *pool, struct hfp_staging_slot *slot);
 
 /**
  * How many slots a pool may hold right now, asked whenever the pool would create a slot and
- * whenever a slot comes back; @p ctx is what hf_staging_pool_set_bound was given. Must not block.
+ * whenever a slot comes back; @p ctx is what hfp_staging_pool_set_bound was given. Must not block.
  */
-typedef unsigned (*hf_staging_bound_fn)(void *ctx);
+typedef unsigned (*hfp_staging_bound_fn)(void *ctx);
 
 /**
  * Let @p bound lower the pool's limit below the max_slots it was created with, at any time (a
@@ -91,14 +91,15 @@ typedef unsigned (*hf_staging_bound_fn)(void *ctx);
  * slots and frees slots as they are given back until it is within it; when the bound rises, it
  * creates slots again on demand. NULL removes the bound. Call before the pool is shared.
  */
-void hf_staging_pool_set_bound(struct hf_staging_pool *pool, hf_staging_bound_fn bound, void *ctx);
+void hfp_staging_pool_set_bound(struct hfp_staging_pool *pool, hfp_staging_bound_fn bound,
+                                void *ctx);
 
 /**
  * The NUMA node @p pool binds its buffers to, or -1 when it leaves placement to the runtime: the
  * pool belongs to no GPU, the runtime does not say where its GPU is (or cannot register host
  * memory), the machine has a single memory node, or binding failed once.
  */
-int hf_staging_pool_numa_node(const struct hf_staging_pool *pool);
+int hfp_staging_pool_numa_node(const struct hfp_staging_pool *pool);
 
 /**
  * Allocate @p size bytes of page-locked host memory for staging. With @p numa_node >= 0 and a
@@ -109,14 +110,14 @@ int hf_staging_pool_numa_node(const struct hf_staging_pool *pool);
  * chooses. *bound_node_p gets the node the memory is bound to, or -1. Returns 0, or the runtime's
  * error (positive) when not even host_alloc_pinned succeeds.
  */
-int hf_staging_buffer_alloc(const struct hf_host_api *host, size_t size, int numa_node,
-                            void **ptr_p, int *bound_node_p);
+int hfp_staging_buffer_alloc(const struct hf_host_api *host, size_t size, int numa_node,
+                             void **ptr_p, int *bound_node_p);
 
 /**
- * Free memory from hf_staging_buffer_alloc; @p size and @p bound_node are what it was given and
+ * Free memory from hfp_staging_buffer_alloc; @p size and @p bound_node are what it was given and
  * reported. Returns 0 or the runtime's error (logged).
  */
-int hf_staging_buffer_free(const struct hf_host_api *host, void *ptr, size_t size, int bound_node);
+int hfp_staging_buffer_free(const struct hf_host_api *host, void *ptr, size_t size, int bound_node);
 
 /**
  * Create slots until the pool holds as many as its bound allows now, then keep them: from then on
@@ -129,13 +130,13 @@ int hf_staging_buffer_free(const struct hf_host_api *host, void *ptr, size_t siz
  * after some slots were made: the pool keeps those, logged), -HF_EGPU with the runtime's code in
  * *gpu_error_p when it could make none, or -ENOMEM.
  */
-int hf_staging_pool_fill(struct hf_staging_pool *pool, int *gpu_error_p);
+int hfp_staging_pool_fill(struct hfp_staging_pool *pool, int *gpu_error_p);
 
 /** Size in bytes of each buffer of every slot of @p pool. */
-size_t hf_staging_pool_buffer_size(const struct hf_staging_pool *pool);
+size_t hfp_staging_pool_buffer_size(const struct hfp_staging_pool *pool);
 
 /** Slots that exist now (taken or free). */
-unsigned hf_staging_pool_slot_count(struct hf_staging_pool *pool);
+unsigned hfp_staging_pool_slot_count(struct hfp_staging_pool *pool);
 
 #ifdef __cplusplus
 }

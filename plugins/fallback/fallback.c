@@ -10,46 +10,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "common/plugin_kit.h"
 #include "common/request_check.h"
 #include "fallback.h"
 
 /* A low score: any direct path that accepts a request should win it. */
 #define FALLBACK_SCORE 10
-
-/* Whether the members this backend cannot do without exist in the table the core handed over. */
-static bool host_is_complete(const struct hf_host_api *host)
-{
-    if (host->struct_size < offsetof(struct hf_host_api, sys) + sizeof(host->sys) ||
-        host->config_int == NULL || host->config_bool == NULL || host->config_string == NULL ||
-        host->gpu == NULL || host->sys == NULL)
-        return false;
-    const struct hf_gpu_ops *gpu = host->gpu;
-    if (gpu->struct_size < offsetof(struct hf_gpu_ops, error_string) + sizeof(gpu->error_string) ||
-        gpu->device_count == NULL || gpu->get_device == NULL || gpu->set_device == NULL ||
-        gpu->host_alloc_pinned == NULL || gpu->host_free_pinned == NULL ||
-        gpu->memcpy_async == NULL || gpu->stream_create == NULL || gpu->stream_destroy == NULL ||
-        gpu->stream_synchronize == NULL || gpu->error_string == NULL)
-        return false;
-    const struct hf_sys_ops *sys = host->sys;
-    return sys->struct_size >= offsetof(struct hf_sys_ops, pwrite) + sizeof(sys->pwrite) &&
-           sys->pread != NULL && sys->pwrite != NULL;
-}
-
-/* ABI minor 1 added the executor and preadv2; an older core serves every request serially. */
-static bool host_can_split(const struct hf_host_api *host)
-{
-    return host->abi_minor >= 1 &&
-           host->struct_size >=
-               offsetof(struct hf_host_api, parallel_width) + sizeof(host->parallel_width) &&
-           host->parallel_run != NULL && host->parallel_width != NULL;
-}
-
-static bool host_can_probe_cache(const struct hf_host_api *host)
-{
-    const struct hf_sys_ops *sys = host->sys;
-    return sys->struct_size >= offsetof(struct hf_sys_ops, preadv2) + sizeof(sys->preadv2) &&
-           sys->preadv2 != NULL;
-}
 
 /*
  * One staging pool per GPU the runtime reports now, plus one for memory no GPU owns. Pools are
@@ -78,15 +44,15 @@ static int pools_setup(struct fallback *fb)
     return 0;
 }
 
-int hf_fallback_pool_get(struct fallback *fb, int device, struct hf_staging_pool **pool_p)
+int hf_fallback_pool_get(struct fallback *fb, int device, struct hfp_staging_pool **pool_p)
 {
     if (device < -1 || (unsigned)(device + 1) >= fb->pool_count) {
         fallback_log(fb, HF_LOG_ERROR, "GPU %d is not one of the %u the runtime reported at start",
                      device, fb->pool_count - 1);
         return -EINVAL;
     }
-    _Atomic(struct hf_staging_pool *) *slot = &fb->pools[device + 1];
-    struct hf_staging_pool *pool = atomic_load_explicit(slot, memory_order_acquire);
+    _Atomic(struct hfp_staging_pool *) *slot = &fb->pools[device + 1];
+    struct hfp_staging_pool *pool = atomic_load_explicit(slot, memory_order_acquire);
     if (pool != NULL) {
         *pool_p = pool;
         return 0;
@@ -95,10 +61,10 @@ int hf_fallback_pool_get(struct fallback *fb, int device, struct hf_staging_pool
     pthread_mutex_lock(&fb->pools_lock);
     pool = atomic_load_explicit(slot, memory_order_relaxed);
     if (pool == NULL) {
-        rc = hf_staging_pool_create(fb->host, fb->set.chunk_size, fb->set.slots_per_device, device,
-                                    &pool);
+        rc = hfp_staging_pool_create(fb->host, fb->set.chunk_size, fb->set.slots_per_device, device,
+                                     &pool);
         if (rc == 0) {
-            hf_staging_pool_set_bound(pool, hf_fallback_slot_bound, fb);
+            hfp_staging_pool_set_bound(pool, hf_fallback_slot_bound, fb);
             atomic_store_explicit(slot, pool, memory_order_release);
         }
     }
@@ -110,25 +76,14 @@ int hf_fallback_pool_get(struct fallback *fb, int device, struct hf_staging_pool
 
 static int fallback_init(const struct hf_host_api *host, void **backend_p)
 {
-    if (host == NULL || host->log == NULL)
-        return -EINVAL;
-    if (!host_is_complete(host)) {
-        host->log(host, HF_LOG_ERROR,
-                  "the core's host table lacks config, GPU copy or system call entries");
-        return -EINVAL;
-    }
-    struct fallback *fb = calloc(1, sizeof(*fb));
-    if (fb == NULL) {
-        host->log(host, HF_LOG_ERROR, "out of memory for the backend state");
-        return -ENOMEM;
-    }
+    void *state;
+    int rc = hfp_state_new(host, FALLBACK_ABI_MINOR, sizeof(struct fallback), &state);
+    if (rc != 0)
+        return rc;
+    struct fallback *fb = state;
     fb->host = host;
     hf_fallback_settings_read(host, &fb->set);
-    fb->can_split = host_can_split(host);
-    fb->can_probe_cache = host_can_probe_cache(host);
-    if (!fb->can_split)
-        host->log(host, HF_LOG_INFO, "the core has no executor; every request runs serially");
-    int rc = pools_setup(fb);
+    rc = pools_setup(fb);
     if (rc < 0) {
         host->log(host, HF_LOG_ERROR, "out of memory for the staging pools");
         free(fb);
@@ -145,7 +100,7 @@ static void fallback_fini(void *backend)
     if (fb == NULL)
         return;
     for (unsigned i = 0; i < fb->pool_count; i++)
-        hf_staging_pool_destroy(atomic_load(&fb->pools[i]));
+        hfp_staging_pool_destroy(atomic_load(&fb->pools[i]));
     pthread_mutex_destroy(&fb->pools_lock);
     free(fb->pools);
     free(fb);
@@ -158,12 +113,14 @@ static int fallback_probe(void *backend)
     return 0;
 }
 
+/* The kinds of memory the manifest lists: the ones the CPU or a GPU copy can reach by address. */
 static bool mem_type_is_servable(int mem_type)
 {
     return mem_type == HF_MEM_UNKNOWN || mem_type == HF_MEM_DEVICE ||
            mem_type == HF_MEM_HOST_PINNED || mem_type == HF_MEM_MANAGED;
 }
 
+/* The selector offers only the memory and files the manifest lists; score judges the rest. */
 static int fallback_score(void *backend, const struct hf_io_request *req, const char **reason_p)
 {
     int score = FALLBACK_SCORE;
@@ -171,9 +128,6 @@ static int fallback_score(void *backend, const struct hf_io_request *req, const 
     if (req->file == NULL || req->file->fd < 0) {
         score = -1;
         reason = "the file has no buffered descriptor";
-    } else if (req->buf == NULL || !mem_type_is_servable(req->buf->mem_type)) {
-        score = -1;
-        reason = "array or unknown kinds of memory cannot be read or written by address";
     } else if (hf_fallback_memory_is_staged(backend, req->buf)) {
         reason = "POSIX I/O through pinned staging buffers and GPU copies";
     } else {
@@ -195,7 +149,7 @@ static int request_check(struct fallback *fb, const struct hf_io_request *req)
         own = "no file descriptor or no buffer";
     else if (!mem_type_is_servable(req->buf->mem_type))
         own = "memory that cannot be addressed";
-    return hf_request_check(fb->host, req, own);
+    return hfp_request_check(fb->host, req, own);
 }
 
 /* Reads and writes share one entry: req->op picks the direction all the way down. */
@@ -243,22 +197,22 @@ static void fallback_submit_many(void *backend, const struct hf_io_request *cons
 static int fallback_stream_prepare(void *backend, int device)
 {
     struct fallback *fb = backend;
-    struct hf_staging_pool *pool = NULL;
+    struct hfp_staging_pool *pool = NULL;
     int rc = hf_fallback_pool_get(fb, device, &pool);
     if (rc != 0)
         return rc;
     int gpu_error = 0;
-    rc = hf_staging_pool_fill(pool, &gpu_error);
+    rc = hfp_staging_pool_fill(pool, &gpu_error);
     return rc == -HF_EGPU ? -EIO : rc;
 }
 
 static const struct hf_backend_ops fallback_ops = {
-    .magic = HF_BACKEND_MAGIC,
-    .abi_major = HF_BACKEND_ABI_MAJOR,
-    .abi_minor = HF_BACKEND_ABI_MINOR,
-    .struct_size = sizeof(struct hf_backend_ops),
-    .name = "fallback",
-    .caps = HF_CAP_READ | HF_CAP_WRITE | HF_CAP_DEVICE_MEM | HF_CAP_HOST_MEM | HF_CAP_COMPAT,
+    HFP_OPS_HEADER("fallback"),
+    /*
+     * HF_CAP_COMPAT is removable: since ABI minor 5 a backend without HF_CAP_DIRECT is the bounce
+     * path, but this tree's selector still picks compat-mode candidates by the bit.
+     */
+    .caps = HF_CAP_READ | HF_CAP_WRITE | HF_CAP_COMPAT,
     .init = fallback_init,
     .fini = fallback_fini,
     .probe = fallback_probe,
@@ -267,16 +221,7 @@ static const struct hf_backend_ops fallback_ops = {
     .write = fallback_transfer,
     .submit_many = fallback_submit_many,
     .stream_prepare = fallback_stream_prepare,
+    HFP_OPS_SETTINGS(hf_fallback_setting_decls),
 };
 
-HF_BACKEND_EXPORT int hf_backend_entry_v1(const struct hf_host_api *host, uint32_t *minor_inout,
-                                          const struct hf_backend_ops **ops_p)
-{
-    (void)host;
-    if (minor_inout == NULL || ops_p == NULL)
-        return -EINVAL;
-    if (*minor_inout > HF_BACKEND_ABI_MINOR)
-        *minor_inout = HF_BACKEND_ABI_MINOR;
-    *ops_p = &fallback_ops;
-    return 0;
-}
+HFP_BACKEND_ENTRY(fallback_ops, FALLBACK_ABI_MINOR)

@@ -16,6 +16,12 @@
 #include "common/staging_pool.h"
 #include "hipfile/backend.h"
 
+/**
+ * The plugin ABI minor the fallback needs: minor 5's declared settings and core limits, and with
+ * them everything earlier minors added (the executor, preadv2). Its manifest says the same.
+ */
+#define FALLBACK_ABI_MINOR 5
+
 /** When reads may go through the file's O_DIRECT descriptor (setting fallback.direct_io). */
 enum fallback_direct_io {
     FALLBACK_DIRECT_AUTO = 0,   /**< aligned ranges the page cache does not hold */
@@ -55,13 +61,11 @@ struct fallback_limits {
 
 /** The backend's state, one per init. */
 struct fallback {
-    const struct hf_host_api *host;           /**< what the core handed over */
-    struct fallback_settings set;             /**< settings */
-    bool can_probe_cache;                     /**< host->sys offers preadv2 */
-    bool can_split;                           /**< host offers parallel_run/parallel_width */
-    unsigned pool_count;                      /**< GPUs + 1; pool 0 is for memory no GPU owns */
-    _Atomic(struct hf_staging_pool *) *pools; /**< by device + 1, each created on first use */
-    pthread_mutex_t pools_lock;               /**< guards creation of pools */
+    const struct hf_host_api *host;            /**< what the core handed over */
+    struct fallback_settings set;              /**< settings */
+    unsigned pool_count;                       /**< GPUs + 1; pool 0 is for memory no GPU owns */
+    _Atomic(struct hfp_staging_pool *) *pools; /**< by device + 1, each created on first use */
+    pthread_mutex_t pools_lock;                /**< guards creation of pools */
 };
 
 /** One request as its pieces see it (fallback_split.c builds it). */
@@ -70,7 +74,7 @@ struct fallback_io {
     int op;                        /**< enum hf_io_op */
     bool staged;                   /**< the memory goes through staging slots and GPU copies */
     int device;                    /**< GPU owning the memory, -1 for none */
-    struct hf_staging_pool *pool;  /**< the device's staging pool when staged */
+    struct hfp_staging_pool *pool; /**< the device's staging pool when staged */
     char *mem;                     /**< first byte of the request in memory */
     int64_t offset;                /**< file offset of that byte */
     size_t size;                   /**< bytes in the request */
@@ -90,16 +94,22 @@ struct fallback_io {
 /** Log through the core, tagged with the backend's name. */
 #define fallback_log(fb, level, ...) (fb)->host->log((fb)->host, (level), __VA_ARGS__)
 
+/** Keys the fallback declares for its config group (fallback_settings.c). */
+#define FALLBACK_SETTING_COUNT 11
+
+/** The declaration of every key of the backend's config group, hung on its ops table. */
+extern const struct hf_setting_decl hf_fallback_setting_decls[FALLBACK_SETTING_COUNT];
+
 /** Read the settings from the backend's config group, logging each bad value and its default. */
 void hf_fallback_settings_read(const struct hf_host_api *host, struct fallback_settings *set_p);
 
-/** The limits a request starting now follows. */
+/** The limits a request starting now follows, from the core's limits (hfp_core_limits). */
 void hf_fallback_limits_read(const struct fallback *fb, struct fallback_limits *lim_p);
 
 /**
- * Staging slots one GPU's pool may hold now (an hf_staging_bound_fn; @p backend is the struct
- * fallback): fallback.staging_slots_per_device, lowered to what properties.max_device_cache_size_kb
- * and properties.max_device_pinned_mem_size_kb allow at two chunks per slot.
+ * Staging slots one GPU's pool may hold now (an hfp_staging_bound_fn; @p backend is the struct
+ * fallback): fallback.staging_slots_per_device, lowered to what the core's
+ * max_device_cache_size_kb and max_device_pinned_mem_size_kb limits allow at two chunks per slot.
  */
 unsigned hf_fallback_slot_bound(void *backend);
 
@@ -170,7 +180,7 @@ bool hf_fallback_memory_is_staged(const struct fallback *fb, const struct hf_buf
  * The staging pool of GPU @p device (-1: memory no GPU owns), created on first use. Returns 0,
  * -EINVAL for a device the runtime did not report at init, or -ENOMEM.
  */
-int hf_fallback_pool_get(struct fallback *fb, int device, struct hf_staging_pool **pool_p);
+int hf_fallback_pool_get(struct fallback *fb, int device, struct hfp_staging_pool **pool_p);
 
 /**
  * Serve a checked, non-empty request: whole on the calling thread when small, else split into

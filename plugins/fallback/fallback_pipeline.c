@@ -66,7 +66,7 @@ struct pipe {
     pthread_mutex_t lock;      /* orders the short record's writers */
     ssize_t short_error;       /* -errno when the bytes stop on a failure */
     int short_gpu_error;       /* the runtime's code for -HF_EGPU */
-    struct hf_staging_slot *slots[PIPE_SLOTS_MAX];
+    struct hfp_staging_slot *slots[PIPE_SLOTS_MAX];
     unsigned slot_count;
 };
 
@@ -201,7 +201,7 @@ static bool pipe_try_copy(struct pipe *p, bool *cannot_copy_inout)
     /* Workers belong to the core: the device they are left on matters to no one. */
     int previous = -1, gpu_error = 0;
     if (p->io->device >= 0 &&
-        hf_plugin_device_enter(p->io->fb->host, p->io->device, &previous, &gpu_error) < 0) {
+        hfp_device_enter(p->io->fb->host, p->io->device, &previous, &gpu_error) < 0) {
         *cannot_copy_inout = true;
         /* Nobody at all can copy: the request fails rather than wait for ever. */
         if (atomic_fetch_add(&p->cannot_copy, 1) + 1 == p->lanes) {
@@ -444,8 +444,8 @@ static void pipe_plan(struct pipe *p, unsigned lanes)
  */
 static int pipe_take_slots(struct pipe *p, unsigned lanes, int *gpu_error_p)
 {
-    struct hf_staging_pool *pool = p->io->pool;
-    int rc = hf_staging_pool_take(pool, &p->slots[0], gpu_error_p);
+    struct hfp_staging_pool *pool = p->io->pool;
+    int rc = hfp_staging_pool_take(pool, &p->slots[0], gpu_error_p);
     if (rc < 0)
         return rc;
     p->slot_count = 1;
@@ -455,7 +455,7 @@ static int pipe_take_slots(struct pipe *p, unsigned lanes, int *gpu_error_p)
         wanted = (lanes + 1) / 2;
     while (p->slot_count < wanted && p->slot_count < PIPE_SLOTS_MAX) {
         int unused = 0;
-        if (hf_staging_pool_try_take(pool, &p->slots[p->slot_count], &unused) < 0)
+        if (hfp_staging_pool_try_take(pool, &p->slots[p->slot_count], &unused) < 0)
             break;
         p->slot_count++;
     }
@@ -475,9 +475,9 @@ static void pipe_give_slots(struct pipe *p, bool gpu_trouble)
 {
     for (unsigned s = 0; s < p->slot_count; s++) {
         if (gpu_trouble)
-            hf_staging_pool_discard(p->io->pool, p->slots[s]);
+            hfp_staging_pool_discard(p->io->pool, p->slots[s]);
         else
-            hf_staging_pool_give(p->io->pool, p->slots[s]);
+            hfp_staging_pool_give(p->io->pool, p->slots[s]);
     }
 }
 
@@ -489,7 +489,7 @@ ssize_t hf_fallback_pipeline_read(struct fallback_io *io, unsigned lanes, int *g
     p->io = io;
     p->skew = (size_t)((uint64_t)io->offset % PIPE_PAGE);
     p->span = p->skew + io->size;
-    p->buf_size = hf_staging_pool_buffer_size(io->pool);
+    p->buf_size = hfp_staging_pool_buffer_size(io->pool);
     atomic_init(&p->short_pos, SIZE_MAX);
     pthread_mutex_init(&p->lock, NULL);
     if (lanes == 0)

@@ -72,7 +72,7 @@ static uint64_t direct_end(struct fallback_io *io)
     struct stat st;
     end = 0;
     if (io->fb->host->sys->fstat(io->fd, &st) == 0 && st.st_size > 0)
-        end = hf_align_down((uint64_t)st.st_size, io->dio_offset_align);
+        end = hfp_align_down((uint64_t)st.st_size, io->dio_offset_align);
     atomic_store_explicit(&io->direct_end, end, memory_order_relaxed);
     return end;
 }
@@ -85,17 +85,17 @@ static int read_step(struct fallback_io *io, const char *to, size_t left, int64_
     if (io->direct_fd < 0 || atomic_load_explicit(&io->direct_refused, memory_order_relaxed))
         return io->fd;
     size_t granule = io->dio_offset_align;
-    if (!hf_align_is_aligned((uint64_t)at, granule)) {
-        size_t to_boundary = (size_t)(hf_align_up((uint64_t)at, granule) - (uint64_t)at);
+    if (!hfp_align_is_aligned((uint64_t)at, granule)) {
+        size_t to_boundary = (size_t)(hfp_align_up((uint64_t)at, granule) - (uint64_t)at);
         *want_p = left < to_boundary ? left : to_boundary;
         return io->fd;
     }
-    if (left < granule || !hf_align_ptr_is_aligned(to, io->dio_mem_align))
+    if (left < granule || !hfp_align_ptr_is_aligned(to, io->dio_mem_align))
         return io->fd;
     uint64_t end = direct_end(io);
     if ((uint64_t)at >= end)
         return io->fd;
-    uint64_t want = hf_align_down(left, granule);
+    uint64_t want = hfp_align_down(left, granule);
     if ((uint64_t)at + want > end)
         want = end - (uint64_t)at;
     *want_p = (size_t)want;
@@ -146,7 +146,7 @@ ssize_t hf_fallback_window_read(struct fallback_io *io, char *dst, size_t len, i
 {
     size_t done = 0;
     if (io->probe_cache && !atomic_load_explicit(&io->direct_refused, memory_order_relaxed)) {
-        done = hf_cache_probe(io->fb->host->sys, io->fd, dst, len, pos);
+        done = hfp_cache_probe(io->fb->host->sys, io->fd, dst, len, pos);
         if (done == len)
             return (ssize_t)len;
     }

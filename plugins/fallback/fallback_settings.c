@@ -1,19 +1,22 @@
 /*
- * The fallback backend's settings: its config group's keys, their units, defaults and ranges,
- * and the core settings it follows (properties.*, execution.*), read through the same host API.
- * A bad value is logged and replaced by the default rather than failing init: losing the one
- * backend that works everywhere over a typo would turn a tuning mistake into an outage.
+ * The fallback backend's settings: the declaration of its config group's keys (units, defaults,
+ * ranges), reading them, and the core's limits it follows (hf_core_limits). A bad value is logged
+ * and replaced by the declared default rather than failing init: losing the one backend that works
+ * everywhere over a typo would turn a tuning mistake into an outage.
  *
  * Its own keys win over the core's: fallback.chunk_size_kb over properties.per_buffer_cache_size_kb
- * and fallback.split_threshold_kb over execution.min_io_threshold_size_kb. The core's limits that
- * may change while the driver is open (staging memory, splitting, O_DIRECT) are read when they are
- * used, not once, so hipFileDriverSet* and hipFileSetParameter* reach running pools and requests.
- * A core too old to answer for its settings leaves the fallback on its own defaults.
+ * and fallback.split_threshold_kb over execution.min_io_threshold_size_kb. Each is declared with
+ * the default 0, which follows the core's value: a core that answers unset declared keys with
+ * their default (ABI minor 5) must read the same as one that answers -ENOENT. The core's limits
+ * that may change while the driver is open (staging memory, splitting, O_DIRECT) are read when they
+ * are used, not once, so hipFileDriverSet* and hipFileSetParameter* reach running pools and
+ * requests.
  */
 #include <errno.h>
 #include <limits.h>
 #include <string.h>
 
+#include "common/plugin_kit.h"
 #include "common/plugin_settings.h"
 #include "fallback.h"
 
@@ -64,23 +67,62 @@ static const char *const direct_io_names[] = {
     [FALLBACK_DIRECT_AUTO] = "auto",
     [FALLBACK_DIRECT_ALWAYS] = "always",
     [FALLBACK_DIRECT_NEVER] = "never",
+    NULL,
 };
 
-static int setting_direct_io(const struct hf_host_api *host)
-{
-    const char *value;
-    int rc = host->config_string(host, "direct_io", &value);
-    if (rc == -ENOENT)
-        return FALLBACK_DIRECT_AUTO;
-    for (int i = 0; rc == 0 && i < (int)(sizeof(direct_io_names) / sizeof(direct_io_names[0]));
-         i++) {
-        if (value != NULL && strcmp(value, direct_io_names[i]) == 0)
-            return i;
-    }
-    host->log(host, HF_LOG_WARN,
-              "direct_io must be \"auto\", \"always\" or \"never\"; using the default \"auto\"");
-    return FALLBACK_DIRECT_AUTO;
-}
+/* Indices of hf_fallback_setting_decls, so that each read names its declaration. */
+enum {
+    SET_CHUNK_SIZE,
+    SET_SLOTS,
+    SET_SPLIT_THRESHOLD,
+    SET_INLINE_MAX,
+    SET_TAIL_WINDOW,
+    SET_DIRECT_IO,
+    SET_BOUNCE_HOST_ACCESSIBLE,
+    SET_PIPELINE_READS,
+    SET_PIPELINE_MAX,
+    SET_PIPELINE_PIECE,
+    SET_PIPELINE_BLOCK,
+};
+
+const struct hf_setting_decl hf_fallback_setting_decls[FALLBACK_SETTING_COUNT] = {
+    [SET_CHUNK_SIZE] = {HFP_INT_SETTING("chunk_size_kb", 0, 0, CHUNK_KIB_MAX, "KiB",
+                                        "bytes per staging buffer and file I/O window; 0 follows "
+                                        "properties.per_buffer_cache_size_kb"),
+                        .multiple = SIZE_KIB_MULTIPLE},
+    [SET_SLOTS] = {HFP_INT_SETTING("staging_slots_per_device", SLOTS_DEFAULT, 1, SLOTS_MAX, "slots",
+                                   "most staging slots (two pinned chunks each) per GPU")},
+    [SET_SPLIT_THRESHOLD] = {HFP_INT_SETTING("split_threshold_kb", 0, 0, THRESHOLD_KIB_MAX, "KiB",
+                                             "smallest piece of a split request; 0 follows "
+                                             "execution.min_io_threshold_size_kb"),
+                             .multiple = SIZE_KIB_MULTIPLE},
+    [SET_INLINE_MAX] = {HFP_INT_SETTING("inline_max_kb", INLINE_MAX_KIB_DEFAULT, 0,
+                                        THRESHOLD_KIB_MAX, "KiB",
+                                        "largest request always served whole on the caller")},
+    [SET_TAIL_WINDOW] = {HFP_INT_SETTING("tail_window_kb", TAIL_WINDOW_KIB_DEFAULT, 0,
+                                         CHUNK_KIB_MAX, "KiB",
+                                         "smallest window the tail of a request in lanes is cut "
+                                         "into; 0 keeps whole chunks"),
+                         .multiple = SIZE_KIB_MULTIPLE},
+    [SET_DIRECT_IO] = {HFP_STRING_SETTING("direct_io", "auto", direct_io_names,
+                                          "when reads may go through O_DIRECT")},
+    [SET_BOUNCE_HOST_ACCESSIBLE] = {HFP_BOOL_SETTING(
+        "bounce_host_accessible", false, "stage device memory even when the CPU can address it")},
+    [SET_PIPELINE_READS] = {HFP_BOOL_SETTING("pipeline_reads", true,
+                                             "staged reads run as one pipeline")},
+    [SET_PIPELINE_MAX] = {HFP_INT_SETTING("pipeline_max_kb", PIPELINE_MAX_KIB_DEFAULT, 0,
+                                          THRESHOLD_KIB_MAX, "KiB",
+                                          "larger staged reads run in lanes; 0 = no limit"),
+                          .multiple = SIZE_KIB_MULTIPLE},
+    [SET_PIPELINE_PIECE] = {HFP_INT_SETTING("pipeline_piece_kb", 0, 0, PIPELINE_KIB_MAX, "KiB",
+                                            "bytes per file read of a pipeline; 0 = chosen per "
+                                            "request"),
+                            .multiple = SIZE_KIB_MULTIPLE},
+    [SET_PIPELINE_BLOCK] = {HFP_INT_SETTING("pipeline_block_kb", 0, 0, PIPELINE_KIB_MAX, "KiB",
+                                            "bytes per GPU copy of a pipeline; 0 = chosen per "
+                                            "request"),
+                            .multiple = SIZE_KIB_MULTIPLE},
+};
 
 /* Keys of the first version: still in old config files, now without effect. */
 static void settings_warn_retired(const struct hf_host_api *host)
@@ -97,109 +139,88 @@ static void settings_warn_retired(const struct hf_host_api *host)
     }
 }
 
+/* A core value in KiB for a size this backend also bounds, or @p default_kib when it does not fit.
+ */
+static int64_t core_kib_or(uint64_t kib, int64_t max_kib, int64_t default_kib)
+{
+    if (kib < SIZE_KIB_MULTIPLE || kib > (uint64_t)max_kib || kib % SIZE_KIB_MULTIPLE != 0)
+        return default_kib;
+    return (int64_t)kib;
+}
+
+static size_t kib_setting(const struct hf_host_api *host, int index)
+{
+    return (size_t)hfp_setting_int(host, &hf_fallback_setting_decls[index]) * 1024;
+}
+
 void hf_fallback_settings_read(const struct hf_host_api *host, struct fallback_settings *set_p)
 {
     settings_warn_retired(host);
-    int64_t chunk_kib = hf_plugin_setting_int(
-        host, "chunk_size_kb",
-        hf_plugin_setting_int(host, "properties.per_buffer_cache_size_kb", CHUNK_KIB_DEFAULT,
-                              SIZE_KIB_MULTIPLE, CHUNK_KIB_MAX, SIZE_KIB_MULTIPLE),
-        SIZE_KIB_MULTIPLE, CHUNK_KIB_MAX, SIZE_KIB_MULTIPLE);
-    int64_t slots =
-        hf_plugin_setting_int(host, "staging_slots_per_device", SLOTS_DEFAULT, 1, SLOTS_MAX, 1);
-    /* 0: follow execution.min_io_threshold_size_kb on every request. */
-    int64_t split_kib = hf_plugin_setting_int(host, "split_threshold_kb", 0, SIZE_KIB_MULTIPLE,
-                                              THRESHOLD_KIB_MAX, SIZE_KIB_MULTIPLE);
-    int64_t inline_kib = hf_plugin_setting_int(host, "inline_max_kb", INLINE_MAX_KIB_DEFAULT, 0,
-                                               THRESHOLD_KIB_MAX, 1);
-    int64_t tail_kib = hf_plugin_setting_int(host, "tail_window_kb", TAIL_WINDOW_KIB_DEFAULT, 0,
-                                             CHUNK_KIB_MAX, SIZE_KIB_MULTIPLE);
+    struct hf_core_limits core;
+    hfp_core_limits(host, &core);
+    int64_t chunk_kib = hfp_setting_int(host, &hf_fallback_setting_decls[SET_CHUNK_SIZE]);
+    if (chunk_kib == 0)
+        chunk_kib = core_kib_or(core.per_buffer_cache_size_kb, CHUNK_KIB_MAX, CHUNK_KIB_DEFAULT);
+    int64_t slots = hfp_setting_int(host, &hf_fallback_setting_decls[SET_SLOTS]);
     struct fallback_settings set = {
         .chunk_size = (size_t)chunk_kib * 1024,
         .slots_per_device = (unsigned)slots,
-        .split_threshold = (size_t)split_kib * 1024,
-        .inline_max = (size_t)inline_kib * 1024,
-        .tail_window = (size_t)tail_kib * 1024,
-        .direct_io = setting_direct_io(host),
-        .bounce_host_accessible = hf_plugin_setting_bool(host, "bounce_host_accessible", false),
-        .pipeline_reads = hf_plugin_setting_bool(host, "pipeline_reads", true),
-        .pipeline_max =
-            (size_t)hf_plugin_setting_int(host, "pipeline_max_kb", PIPELINE_MAX_KIB_DEFAULT, 0,
-                                          THRESHOLD_KIB_MAX, SIZE_KIB_MULTIPLE) *
-            1024,
-        .pipeline_piece = (size_t)hf_plugin_setting_int(host, "pipeline_piece_kb", 0, 0,
-                                                        PIPELINE_KIB_MAX, SIZE_KIB_MULTIPLE) *
-                          1024,
-        .pipeline_block = (size_t)hf_plugin_setting_int(host, "pipeline_block_kb", 0, 0,
-                                                        PIPELINE_KIB_MAX, SIZE_KIB_MULTIPLE) *
-                          1024,
+        .split_threshold = kib_setting(host, SET_SPLIT_THRESHOLD),
+        .inline_max = kib_setting(host, SET_INLINE_MAX),
+        .tail_window = kib_setting(host, SET_TAIL_WINDOW),
+        .direct_io = hfp_setting_choice(host, &hf_fallback_setting_decls[SET_DIRECT_IO]),
+        .bounce_host_accessible =
+            hfp_setting_bool(host, &hf_fallback_setting_decls[SET_BOUNCE_HOST_ACCESSIBLE]),
+        .pipeline_reads = hfp_setting_bool(host, &hf_fallback_setting_decls[SET_PIPELINE_READS]),
+        .pipeline_max = kib_setting(host, SET_PIPELINE_MAX),
+        .pipeline_piece = kib_setting(host, SET_PIPELINE_PIECE),
+        .pipeline_block = kib_setting(host, SET_PIPELINE_BLOCK),
     };
+    size_t split = set.split_threshold != 0
+                       ? set.split_threshold
+                       : (size_t)core_kib_or(core.min_io_threshold_size_kb, THRESHOLD_KIB_MAX,
+                                             SPLIT_THRESHOLD_KIB_DEFAULT) *
+                             1024;
     host->log(host, HF_LOG_INFO,
               "chunks of %lld KiB; up to %lld staging slots per GPU (2 pinned chunks each), "
-              "created on first use; requests over %lld KiB split into pieces of at least %lld "
+              "created on first use; requests over %zu KiB split into pieces of at least %zu "
               "KiB; O_DIRECT reads %s%s",
-              (long long)chunk_kib, (long long)slots, (long long)inline_kib,
-              (long long)(split_kib != 0 ? split_kib
-                                         : hf_plugin_setting_int(
-                                               host, "execution.min_io_threshold_size_kb",
-                                               SPLIT_THRESHOLD_KIB_DEFAULT, SIZE_KIB_MULTIPLE,
-                                               THRESHOLD_KIB_MAX, SIZE_KIB_MULTIPLE)),
+              (long long)chunk_kib, (long long)slots, set.inline_max / 1024, split / 1024,
               direct_io_names[set.direct_io],
               set.bounce_host_accessible ? "; host-accessible device memory staged" : "");
     *set_p = set;
 }
 
-/*
- * The core's live settings are read quietly: a bad value there cannot happen (the core checks
- * every value against its table), and an older core answers -ENOENT.
- */
-static int64_t core_int(const struct hf_host_api *host, const char *key, int64_t default_value)
-{
-    int64_t value;
-    return host->config_int(host, key, &value) == 0 ? value : default_value;
-}
-
-static bool core_bool(const struct hf_host_api *host, const char *key, bool default_value)
-{
-    bool value;
-    return host->config_bool(host, key, &value) == 0 ? value : default_value;
-}
-
 void hf_fallback_limits_read(const struct fallback *fb, struct fallback_limits *lim_p)
 {
-    const struct hf_host_api *host = fb->host;
+    struct hf_core_limits core;
+    hfp_core_limits(fb->host, &core);
     struct fallback_limits lim = {
-        .parallel = core_bool(host, "execution.parallel_io", true),
+        .parallel = core.parallel_io,
         .max_pieces = UINT_MAX,
         .split_threshold = fb->set.split_threshold,
-        .direct_io = fb->set.direct_io,
+        .direct_io = core.force_odirect_mode ? FALLBACK_DIRECT_ALWAYS : fb->set.direct_io,
     };
-    int64_t pieces = core_int(host, "execution.max_request_parallelism", 0);
-    if (pieces >= 1 && pieces < UINT_MAX)
-        lim.max_pieces = (unsigned)pieces;
-    if (lim.split_threshold == 0) {
-        int64_t kib =
-            core_int(host, "execution.min_io_threshold_size_kb", SPLIT_THRESHOLD_KIB_DEFAULT);
-        if (kib < SIZE_KIB_MULTIPLE || kib > THRESHOLD_KIB_MAX || kib % SIZE_KIB_MULTIPLE != 0)
-            kib = SPLIT_THRESHOLD_KIB_DEFAULT;
-        lim.split_threshold = (size_t)kib * 1024;
-    }
-    if (core_bool(host, "properties.force_odirect_mode", false))
-        lim.direct_io = FALLBACK_DIRECT_ALWAYS;
+    if (core.max_request_parallelism >= 1 && core.max_request_parallelism < UINT_MAX)
+        lim.max_pieces = core.max_request_parallelism;
+    if (lim.split_threshold == 0)
+        lim.split_threshold = (size_t)core_kib_or(core.min_io_threshold_size_kb, THRESHOLD_KIB_MAX,
+                                                  SPLIT_THRESHOLD_KIB_DEFAULT) *
+                              1024;
     *lim_p = lim;
 }
 
 unsigned hf_fallback_slot_bound(void *backend)
 {
     const struct fallback *fb = backend;
+    struct hf_core_limits core;
+    hfp_core_limits(fb->host, &core);
     /* A slot pins two chunks; both limits count pinned staging memory per GPU. */
     uint64_t slot_kib = 2 * (uint64_t)(fb->set.chunk_size / 1024);
     uint64_t bound = fb->set.slots_per_device;
-    int64_t cache_kib = core_int(fb->host, "properties.max_device_cache_size_kb", -1);
-    int64_t pinned_kib = core_int(fb->host, "properties.max_device_pinned_mem_size_kb", -1);
-    if (cache_kib >= 0 && (uint64_t)cache_kib / slot_kib < bound)
-        bound = (uint64_t)cache_kib / slot_kib;
-    if (pinned_kib >= 0 && (uint64_t)pinned_kib / slot_kib < bound)
-        bound = (uint64_t)pinned_kib / slot_kib;
+    if (core.max_device_cache_size_kb / slot_kib < bound)
+        bound = core.max_device_cache_size_kb / slot_kib;
+    if (core.max_device_pinned_mem_size_kb / slot_kib < bound)
+        bound = core.max_device_pinned_mem_size_kb / slot_kib;
     return (unsigned)bound;
 }

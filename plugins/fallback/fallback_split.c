@@ -38,7 +38,7 @@ static void direct_setup(struct fallback_io *io, const struct hf_io_request *req
     const struct hf_file_info *file = req->file;
     io->direct_fd = -1;
     if (req->op != HF_IO_READ || direct_io == FALLBACK_DIRECT_NEVER || file->direct_fd < 0 ||
-        !hf_align_is_pow2(file->dio_offset_align) || !hf_align_is_pow2(file->dio_mem_align) ||
+        !hfp_align_is_pow2(file->dio_offset_align) || !hfp_align_is_pow2(file->dio_mem_align) ||
         fb->set.chunk_size % file->dio_offset_align != 0)
         return;
     /*
@@ -52,8 +52,7 @@ static void direct_setup(struct fallback_io *io, const struct hf_io_request *req
     io->direct_fd = file->direct_fd;
     io->dio_offset_align = file->dio_offset_align;
     io->dio_mem_align = file->dio_mem_align;
-    /* Without preadv2 the cache cannot be asked; the range is then taken as not cached. */
-    io->probe_cache = direct_io == FALLBACK_DIRECT_AUTO && fb->can_probe_cache;
+    io->probe_cache = direct_io == FALLBACK_DIRECT_AUTO;
 }
 
 /* A request cut into pieces; piece i is request bytes [bounds[i], bounds[i + 1]). */
@@ -182,7 +181,7 @@ ssize_t hf_fallback_transfer(struct fallback *fb, const struct hf_io_request *re
             return rc;
         int gpu_error = 0;
         if (io.device >= 0 &&
-            hf_plugin_device_enter(fb->host, io.device, &previous_device, &gpu_error) < 0) {
+            hfp_device_enter(fb->host, io.device, &previous_device, &gpu_error) < 0) {
             if (req->gpu_error_p != NULL)
                 *req->gpu_error_p = gpu_error;
             return -HF_EGPU;
@@ -190,7 +189,7 @@ ssize_t hf_fallback_transfer(struct fallback *fb, const struct hf_io_request *re
     }
     /* Small requests stay on the caller: the executor round trip would cost more than it saves. */
     unsigned width = 1;
-    if (fb->can_split && lim.parallel && req->size > fb->set.inline_max)
+    if (lim.parallel && req->size > fb->set.inline_max)
         width = fb->host->parallel_width(fb->host);
     if (width > lim.max_pieces)
         width = lim.max_pieces;
@@ -220,7 +219,7 @@ ssize_t hf_fallback_transfer(struct fallback *fb, const struct hf_io_request *re
     } else {
         result = split_run(&io, width, lim.split_threshold);
     }
-    hf_plugin_device_restore(fb->host, previous_device);
+    hfp_device_restore(fb->host, previous_device);
     return result;
 }
 
@@ -240,11 +239,11 @@ static void transfer_lane(struct fallback *fb, const struct hf_io_request *const
     struct fallback_limits lim;
     hf_fallback_limits_read(fb, &lim);
     int device = reqs[0]->buf->device;
-    struct hf_staging_pool *pool;
+    struct hfp_staging_pool *pool;
     int previous_device = -1, gpu_error = 0;
     ssize_t rc = hf_fallback_pool_get(fb, device, &pool);
     if (rc == 0 && device >= 0 &&
-        hf_plugin_device_enter(fb->host, device, &previous_device, &gpu_error) < 0)
+        hfp_device_enter(fb->host, device, &previous_device, &gpu_error) < 0)
         rc = -HF_EGPU;
     if (rc < 0) {
         for (unsigned i = 0; i < n; i++) {
@@ -263,7 +262,7 @@ static void transfer_lane(struct fallback *fb, const struct hf_io_request *const
         if (results[i] == -HF_EGPU && reqs[i]->gpu_error_p != NULL)
             *reqs[i]->gpu_error_p = gpu_errors[i];
     }
-    hf_plugin_device_restore(fb->host, previous_device);
+    hfp_device_restore(fb->host, previous_device);
 }
 
 void hf_fallback_transfer_many(struct fallback *fb, const struct hf_io_request *const *reqs,

@@ -131,7 +131,7 @@ struct lane {
     struct lane_run *runs;
     unsigned run_count;
     unsigned current; /* the run windows are claimed from */
-    struct hf_staging_slot *slot;
+    struct hfp_staging_slot *slot;
     bool queued[HF_STAGING_SLOT_BUFFERS];
     struct lane_run *run[HF_STAGING_SLOT_BUFFERS];
     size_t at[HF_STAGING_SLOT_BUFFERS];
@@ -369,7 +369,7 @@ static void lane_main(struct lane_run *runs, unsigned run_count)
     struct fallback_io *io = runs[0].io;
     struct lane ln = {.runs = runs, .run_count = run_count};
     int gpu_error = 0;
-    int rc = hf_staging_pool_take(io->pool, &ln.slot, &gpu_error);
+    int rc = hfp_staging_pool_take(io->pool, &ln.slot, &gpu_error);
     if (rc < 0) {
         for (unsigned r = 0; r < run_count; r++)
             run_note_start_error(&runs[r], rc, gpu_error);
@@ -383,9 +383,9 @@ static void lane_main(struct lane_run *runs, unsigned run_count)
     if (ln.gpu_trouble) {
         for (unsigned r = ln.current; r < run_count; r++)
             run_note_start_error(&runs[r], -HF_EGPU, ln.gpu_error);
-        hf_staging_pool_discard(io->pool, ln.slot);
+        hfp_staging_pool_discard(io->pool, ln.slot);
     } else {
-        hf_staging_pool_give(io->pool, ln.slot);
+        hfp_staging_pool_give(io->pool, ln.slot);
     }
 }
 
@@ -395,8 +395,8 @@ static void lane_task(void *arg, unsigned index)
     /* Workers belong to the core: the device they are left on matters to no one. */
     int unused_previous, gpu_error = 0;
     (void)index;
-    if (run->io->device >= 0 && hf_plugin_device_enter(run->io->fb->host, run->io->device,
-                                                       &unused_previous, &gpu_error) < 0) {
+    if (run->io->device >= 0 &&
+        hfp_device_enter(run->io->fb->host, run->io->device, &unused_previous, &gpu_error) < 0) {
         run_note_start_error(run, -HF_EGPU, gpu_error);
         return;
     }

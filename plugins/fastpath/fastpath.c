@@ -11,42 +11,9 @@
 #include <string.h>
 
 #include "common/align.h"
+#include "common/plugin_kit.h"
 #include "common/request_check.h"
 #include "fastpath.h"
-
-/* Whether the members this backend cannot do without exist in the table the core handed over. */
-static bool host_is_complete(const struct hf_host_api *host)
-{
-    if (host->struct_size < offsetof(struct hf_host_api, sys) + sizeof(host->sys) ||
-        host->config_int == NULL || host->config_bool == NULL || host->config_string == NULL ||
-        host->gpu == NULL || host->sys == NULL)
-        return false;
-    const struct hf_gpu_ops *gpu = host->gpu;
-    if (gpu->struct_size < offsetof(struct hf_gpu_ops, error_string) + sizeof(gpu->error_string) ||
-        gpu->device_count == NULL || gpu->get_device == NULL || gpu->set_device == NULL ||
-        gpu->error_string == NULL)
-        return false;
-    const struct hf_sys_ops *sys = host->sys;
-    return sys->struct_size >= offsetof(struct hf_sys_ops, fstat) + sizeof(sys->fstat) &&
-           sys->pread != NULL && sys->pwrite != NULL && sys->fstat != NULL;
-}
-
-static bool host_can_split(const struct hf_host_api *host)
-{
-    return host->abi_minor >= 1 &&
-           host->struct_size >=
-               offsetof(struct hf_host_api, parallel_width) + sizeof(host->parallel_width) &&
-           host->parallel_run != NULL && host->parallel_width != NULL;
-}
-
-/* ABI minor 1 added preadv2; without it every coherent read goes to the disk with O_DIRECT. */
-static bool host_can_probe_cache(const struct hf_host_api *host)
-{
-    const struct hf_sys_ops *sys = host->sys;
-    return host->abi_minor >= 1 &&
-           sys->struct_size >= offsetof(struct hf_sys_ops, preadv2) + sizeof(sys->preadv2) &&
-           sys->preadv2 != NULL;
-}
 
 const char *hf_fastpath_errno_text(int err)
 {
@@ -57,14 +24,14 @@ const char *hf_fastpath_errno_text(int err)
 const char *hf_fastpath_alignment_refusal(const struct hf_io_request *req, uint64_t offset_align,
                                           uint64_t mem_align)
 {
-    if (!hf_align_is_pow2(offset_align) || !hf_align_is_pow2(mem_align))
+    if (!hfp_align_is_pow2(offset_align) || !hfp_align_is_pow2(mem_align))
         return "the file's O_DIRECT alignment is unknown";
-    if (!hf_align_is_aligned((uint64_t)req->file_offset, offset_align))
+    if (!hfp_align_is_aligned((uint64_t)req->file_offset, offset_align))
         return "the file offset is not a multiple of the O_DIRECT block size";
-    if (!hf_align_is_aligned(req->size, offset_align))
+    if (!hfp_align_is_aligned(req->size, offset_align))
         return "the size is not a multiple of the O_DIRECT block size";
     const char *mem = (const char *)req->buf->base + req->buf_offset;
-    if (!hf_align_ptr_is_aligned(mem, mem_align))
+    if (!hfp_align_ptr_is_aligned(mem, mem_align))
         return "the buffer address is not aligned for O_DIRECT";
     return NULL;
 }
@@ -107,21 +74,13 @@ static void fastpath_fini(void *backend)
 
 static int fastpath_init(const struct hf_host_api *host, void **backend_p)
 {
-    if (host == NULL || host->log == NULL)
-        return -EINVAL;
-    if (!host_is_complete(host)) {
-        host->log(host, HF_LOG_ERROR, "the core's host table lacks config, GPU or system calls");
-        return -EINVAL;
-    }
-    struct fastpath *fp = calloc(1, sizeof(*fp));
-    if (fp == NULL) {
-        host->log(host, HF_LOG_ERROR, "out of memory for the backend state");
-        return -ENOMEM;
-    }
+    void *state;
+    int rc = hfp_state_new(host, FASTPATH_ABI_MINOR, sizeof(struct fastpath), &state);
+    if (rc != 0)
+        return rc;
+    struct fastpath *fp = state;
     fp->host = host;
     hf_fastpath_settings_read(host, &fp->set);
-    fp->can_split = host_can_split(host);
-    fp->can_probe_cache = host_can_probe_cache(host);
     int devices = 0;
     int err = host->gpu->device_count(&devices);
     if (err != 0 || devices < 0) {
@@ -142,7 +101,7 @@ static int fastpath_init(const struct hf_host_api *host, void **backend_p)
     hf_fastpath_ais_setup(fp);
     hf_fastpath_gds_setup(fp);
     hf_fastpath_coherent_setup(fp);
-    int rc = no_engine_texts_build(fp);
+    rc = no_engine_texts_build(fp);
     if (rc < 0) {
         host->log(host, HF_LOG_ERROR, "out of memory for the backend state");
         fastpath_fini(fp);
@@ -237,12 +196,8 @@ static int engine_pick(const struct fastpath *fp, const struct hf_io_request *re
                        const char **reason_p)
 {
     const struct hf_buf_info *buf = req->buf;
-    if (buf == NULL || buf->mem_type != HF_MEM_DEVICE) {
-        *reason_p = "not device memory: the fallback moves host memory without a bounce buffer";
-        return -1;
-    }
-    if (buf->device < 0 || buf->device >= fp->device_count) {
-        *reason_p = "device memory of a GPU the runtime did not report at start";
+    if (buf == NULL || buf->device < 0 || buf->device >= fp->device_count) {
+        *reason_p = "memory of no GPU the runtime reported at start";
         return -1;
     }
     if (req->file == NULL || req->file->direct_fd < 0) {
@@ -279,15 +234,18 @@ static int fastpath_score(void *backend, const struct hf_io_request *req, const 
 }
 
 /*
- * The core validates requests before they get here; these checks keep a core bug or a direct
- * caller from turning into memory corruption or a DMA to the wrong place.
+ * The core validates requests before they get here, and offers only the device memory the manifest
+ * lists; these checks keep a core bug or a direct caller from turning into memory corruption or a
+ * DMA to the wrong place.
  */
 static int request_check(struct fastpath *fp, const struct hf_io_request *req)
 {
     const char *own = NULL;
     if (req->file == NULL || req->file->fd < 0 || req->buf == NULL)
         own = "no file descriptor or no buffer";
-    return hf_request_check(fp->host, req, own);
+    else if (req->buf->mem_type != HF_MEM_DEVICE)
+        own = "not device memory";
+    return hfp_request_check(fp->host, req, own);
 }
 
 static ssize_t fastpath_transfer(void *backend, const struct hf_io_request *req)
@@ -316,12 +274,8 @@ static ssize_t fastpath_transfer(void *backend, const struct hf_io_request *req)
 }
 
 static const struct hf_backend_ops fastpath_ops = {
-    .magic = HF_BACKEND_MAGIC,
-    .abi_major = HF_BACKEND_ABI_MAJOR,
-    .abi_minor = HF_BACKEND_ABI_MINOR,
-    .struct_size = sizeof(struct hf_backend_ops),
-    .name = "fastpath",
-    .caps = HF_CAP_READ | HF_CAP_WRITE | HF_CAP_DEVICE_MEM | HF_CAP_DIRECT,
+    HFP_OPS_HEADER("fastpath"),
+    .caps = HF_CAP_READ | HF_CAP_WRITE | HF_CAP_DIRECT,
     .init = fastpath_init,
     .fini = fastpath_fini,
     .probe = fastpath_probe,
@@ -330,16 +284,7 @@ static const struct hf_backend_ops fastpath_ops = {
     .score = fastpath_score,
     .read = fastpath_transfer,
     .write = fastpath_transfer,
+    HFP_OPS_SETTINGS(hf_fastpath_setting_decls),
 };
 
-HF_BACKEND_EXPORT int hf_backend_entry_v1(const struct hf_host_api *host, uint32_t *minor_inout,
-                                          const struct hf_backend_ops **ops_p)
-{
-    (void)host;
-    if (minor_inout == NULL || ops_p == NULL)
-        return -EINVAL;
-    if (*minor_inout > HF_BACKEND_ABI_MINOR)
-        *minor_inout = HF_BACKEND_ABI_MINOR;
-    *ops_p = &fastpath_ops;
-    return 0;
-}
+HFP_BACKEND_ENTRY(fastpath_ops, FASTPATH_ABI_MINOR)

@@ -36,6 +36,18 @@ enum fastpath_engine {
     FASTPATH_ENGINE_COUNT = 3,
 };
 
+/**
+ * The plugin ABI minor fastpath needs: minor 5's declared settings, and with them the executor,
+ * preadv2 and the device attributes and hipGetProcAddress of minor 2. Its manifest says the same.
+ */
+#define FASTPATH_ABI_MINOR 5
+
+/** Keys fastpath declares for its config group (fastpath_settings.c). */
+#define FASTPATH_SETTING_COUNT 7
+
+/** The declaration of every key of the backend's config group, hung on its ops table. */
+extern const struct hf_setting_decl hf_fastpath_setting_decls[FASTPATH_SETTING_COUNT];
+
 /** The backend's settings, read once at init (fastpath_settings.c). */
 struct fastpath_settings {
     bool ais;                      /**< the AMD AIS engine may serve */
@@ -64,8 +76,6 @@ struct fastpath_gds;
 struct fastpath {
     const struct hf_host_api *host;      /**< what the core handed over */
     struct fastpath_settings set;        /**< settings */
-    bool can_split;                      /**< host offers parallel_run/parallel_width */
-    bool can_probe_cache;                /**< host offers preadv2 (RWF_NOWAIT cache probes) */
     int device_count;                    /**< GPUs the runtime reported at init (capped) */
     fastpath_ais_fn ais_read;            /**< hipAmdFileRead, or NULL */
     fastpath_ais_fn ais_write;           /**< hipAmdFileWrite, or NULL */

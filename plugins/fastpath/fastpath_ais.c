@@ -23,13 +23,6 @@ void hf_fastpath_ais_setup(struct fastpath *fp)
         fp->ais_absent = "off (fastpath.ais = false)";
         return;
     }
-    if (fp->host->abi_minor < 2 ||
-        gpu->struct_size <
-            offsetof(struct hf_gpu_ops, get_proc_address) + sizeof(gpu->get_proc_address) ||
-        gpu->get_proc_address == NULL) {
-        fp->ais_absent = "the core offers no hipGetProcAddress (plugin ABI minor < 2)";
-        return;
-    }
     void *read_fn = NULL;
     void *write_fn = NULL;
     int err = gpu->get_proc_address("hipAmdFileRead", &read_fn);
@@ -68,7 +61,7 @@ const char *hf_fastpath_ais_refusal(const struct fastpath *fp, const struct hf_i
     if (why != NULL)
         return why;
     uint64_t offset_align = req->file->dio_offset_align;
-    if (hf_align_is_pow2(offset_align) && offset_align < AIS_PAGE_SIZE)
+    if (hfp_align_is_pow2(offset_align) && offset_align < AIS_PAGE_SIZE)
         offset_align = AIS_PAGE_SIZE;
     return hf_fastpath_alignment_refusal(req, offset_align, req->file->dio_mem_align);
 }
@@ -108,7 +101,7 @@ ssize_t hf_fastpath_ais_transfer(struct fastpath *fp, const struct hf_io_request
 {
     fastpath_ais_fn fn = req->op == HF_IO_READ ? fp->ais_read : fp->ais_write;
     int previous = -1;
-    int rc = hf_plugin_device_enter(fp->host, req->buf->device, &previous, req->gpu_error_p);
+    int rc = hfp_device_enter(fp->host, req->buf->device, &previous, req->gpu_error_p);
     if (rc < 0)
         return rc;
     fastpath_ais_handle handle;
@@ -141,6 +134,6 @@ ssize_t hf_fastpath_ais_transfer(struct fastpath *fp, const struct hf_io_request
     }
     result = (ssize_t)done;
 restore_device:
-    hf_plugin_device_restore(fp->host, previous);
+    hfp_device_restore(fp->host, previous);
     return result;
 }

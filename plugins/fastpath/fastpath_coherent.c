@@ -51,18 +51,8 @@ static int attribute_or_zero(struct fastpath *fp, int device, int attr, const ch
  */
 void hf_fastpath_coherent_setup(struct fastpath *fp)
 {
-    const struct hf_gpu_ops *gpu = fp->host->gpu;
     if (!fp->set.coherent)
         return;
-    if (fp->host->abi_minor < 2 ||
-        gpu->struct_size <
-            offsetof(struct hf_gpu_ops, device_attribute) + sizeof(gpu->device_attribute) ||
-        gpu->device_attribute == NULL) {
-        fastpath_log(fp, HF_LOG_INFO,
-                     "coherent memory: the core offers no device attributes (plugin ABI minor "
-                     "< 2); engine off");
-        return;
-    }
     for (int d = 0; d < fp->device_count; d++) {
         int integrated = attribute_or_zero(fp, d, HF_GPU_ATTR_INTEGRATED, "integrated");
         int atomics =
@@ -151,7 +141,7 @@ static ssize_t calls_move(struct coherent_io *io, int fd, char *mem, int64_t at,
  *
  *  1. preadv2(RWF_NOWAIT) on the buffered descriptor copies whatever leading part of the window
  *     the page cache holds, at memory speed, and never waits for the disk (asking for the first
- *     page before the rest: see hf_cache_probe). All of it: done.
+ *     page before the rest: see hfp_cache_probe). All of it: done.
  *  2. The rest (EAGAIN: not cached; a short count: partly cached; EOPNOTSUPP: the kernel cannot
  *     tell, taken as not cached) goes through the O_DIRECT descriptor from the first block
  *     boundary on, up to the last whole block before end of file. The bytes before that boundary
@@ -178,7 +168,7 @@ static uint64_t direct_end(struct coherent_io *io)
     end = 0;
     if (io->fp->host->sys->fstat(io->direct_fd, &st) == 0) {
         if (st.st_size > 0)
-            end = hf_align_down((uint64_t)st.st_size, io->offset_align);
+            end = hfp_align_down((uint64_t)st.st_size, io->offset_align);
     } else {
         fastpath_log(io->fp, HF_LOG_WARN, "cannot look up the file size (%s); reading buffered",
                      hf_fastpath_errno_text(errno));
@@ -193,17 +183,17 @@ static int read_step(struct coherent_io *io, const char *mem, size_t left, int64
 {
     *want_p = left;
     uint64_t align = io->offset_align;
-    if (!hf_align_is_aligned((uint64_t)at, align)) {
-        size_t to_boundary = (size_t)(hf_align_up((uint64_t)at, align) - (uint64_t)at);
+    if (!hfp_align_is_aligned((uint64_t)at, align)) {
+        size_t to_boundary = (size_t)(hfp_align_up((uint64_t)at, align) - (uint64_t)at);
         *want_p = left < to_boundary ? left : to_boundary;
         return io->buffered_fd;
     }
-    if (left < align || !hf_align_ptr_is_aligned(mem, io->mem_align))
+    if (left < align || !hfp_align_ptr_is_aligned(mem, io->mem_align))
         return io->buffered_fd;
     uint64_t end = direct_end(io);
     if ((uint64_t)at >= end)
         return io->buffered_fd;
-    uint64_t want = hf_align_down(left, align);
+    uint64_t want = hfp_align_down(left, align);
     if ((uint64_t)at + want > end)
         want = end - (uint64_t)at;
     *want_p = (size_t)want;
@@ -214,7 +204,7 @@ static int read_step(struct coherent_io *io, const char *mem, size_t left, int64
 static ssize_t window_read(struct coherent_io *io, char *mem, size_t len, int64_t at)
 {
     size_t done =
-        io->probe_cache ? hf_cache_probe(io->fp->host->sys, io->buffered_fd, mem, len, at) : 0;
+        io->probe_cache ? hfp_cache_probe(io->fp->host->sys, io->buffered_fd, mem, len, at) : 0;
     while (done < len) {
         size_t want;
         int fd = read_step(io, mem + done, len - done, at + (int64_t)done, &want);
@@ -291,7 +281,7 @@ static void plan(struct coherent_io *io, size_t len, unsigned width, uint64_t gr
     io->count = 0;
     io->bounds[0] = 0;
     for (size_t i = 1; i < count; i++) {
-        uint64_t line = hf_align_down(start + i * nominal, granule);
+        uint64_t line = hfp_align_down(start + i * nominal, granule);
         if (line <= start + io->bounds[io->count])
             continue;
         io->bounds[++io->count] = (size_t)(line - start);
@@ -319,7 +309,7 @@ static ssize_t pieces_run(struct coherent_io *io, size_t len)
 {
     struct fastpath *fp = io->fp;
     unsigned width = 1;
-    if (fp->can_split && len > fp->set.inline_max)
+    if (len > fp->set.inline_max)
         width = fp->host->parallel_width(fp->host);
     uint64_t granule = io->offset_align > PIECE_GRANULE ? io->offset_align : PIECE_GRANULE;
     plan(io, len, width, granule);
@@ -365,7 +355,7 @@ ssize_t hf_fastpath_coherent_transfer(struct fastpath *fp, const struct hf_io_re
         .op = req->op,
         .direct_fd = file->direct_fd,
         .buffered_fd = file->fd,
-        .probe_cache = read && fp->can_probe_cache,
+        .probe_cache = read,
         .offset_align = file->dio_offset_align,
         .mem_align = file->dio_mem_align,
         .mem = (char *)req->buf->base + req->buf_offset,

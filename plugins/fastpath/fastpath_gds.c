@@ -166,14 +166,14 @@ ssize_t hf_fastpath_gds_transfer(struct fastpath *fp, const struct hf_io_request
 {
     struct fastpath_gds *gds = fp->gds;
     int previous = -1;
-    int rc = hf_plugin_device_enter(fp->host, req->buf->device, &previous, req->gpu_error_p);
+    int rc = hfp_device_enter(fp->host, req->buf->device, &previous, req->gpu_error_p);
     if (rc < 0)
         return rc;
     ssize_t r = req->op == HF_IO_READ ? gds->read(req->file_ctx, req->buf->base, req->size,
                                                   (off_t)req->file_offset, (off_t)req->buf_offset)
                                       : gds->write(req->file_ctx, req->buf->base, req->size,
                                                    (off_t)req->file_offset, (off_t)req->buf_offset);
-    hf_plugin_device_restore(fp->host, previous);
+    hfp_device_restore(fp->host, previous);
     if (r >= 0)
         return r > (ssize_t)req->size ? -EIO : r;
     /* cuFile's own failures (no P2P path, nvidia-fs refusing the range) leave room for others. */

@@ -1,10 +1,9 @@
 /*
- * The fastpath backend's settings: its config group's keys, their units, defaults and ranges. A
- * bad value is logged and replaced by the default, as in the fallback: a typo should cost speed,
- * never the backend.
+ * The fastpath backend's settings: the declaration of its config group's keys (units, defaults,
+ * ranges) and reading them. A bad value is logged and replaced by the declared default, as in the
+ * fallback: a typo should cost speed, never the backend.
  */
-#include <errno.h>
-
+#include "common/plugin_kit.h"
 #include "common/plugin_settings.h"
 #include "fastpath.h"
 
@@ -19,34 +18,49 @@
 #define THRESHOLD_KIB_MAX (1024 * 1024)
 #define SIZE_KIB_MULTIPLE 4
 
-static const char *setting_string(const struct hf_host_api *host, const char *key,
-                                  const char *default_value)
-{
-    const char *value;
-    int rc = host->config_string(host, key, &value);
-    if (rc == -ENOENT)
-        return default_value;
-    if (rc < 0 || value == NULL || value[0] == '\0') {
-        host->log(host, HF_LOG_WARN, "%s is not a non-empty string; using the default \"%s\"", key,
-                  default_value);
-        return default_value;
-    }
-    return value;
-}
+/* Indices of hf_fastpath_setting_decls, so that each read names its declaration. */
+enum {
+    SET_AIS,
+    SET_COHERENT,
+    SET_GDS,
+    SET_UNSUPPORTED_FILE_SYSTEMS,
+    SET_GDS_LIBRARY,
+    SET_INLINE_MAX,
+    SET_SPLIT_THRESHOLD,
+};
+
+const struct hf_setting_decl hf_fastpath_setting_decls[FASTPATH_SETTING_COUNT] = {
+    [SET_AIS] = {HFP_BOOL_SETTING("ais", true, "the AMD AIS engine (hipAmdFileRead) may serve")},
+    [SET_COHERENT] = {HFP_BOOL_SETTING("coherent", true,
+                                       "the coherent-memory engine (O_DIRECT into "
+                                       "CPU-addressable GPU memory) may serve")},
+    [SET_GDS] = {HFP_BOOL_SETTING("gds", false, "the NVIDIA GDS engine (cuFile) may serve")},
+    [SET_UNSUPPORTED_FILE_SYSTEMS] = {HFP_BOOL_SETTING("unsupported_file_systems", false,
+                                                       "let fastpath serve file systems besides "
+                                                       "ext4 (data=ordered) and xfs"),
+                                      .env = "HIPFILE_UNSUPPORTED_FILE_SYSTEMS"},
+    [SET_GDS_LIBRARY] = {HFP_STRING_SETTING("gds_library", "libcufile.so.0", NULL,
+                                            "the libcufile the GDS engine opens")},
+    [SET_INLINE_MAX] = {HFP_INT_SETTING("inline_max_kb", INLINE_MAX_KIB_DEFAULT, 0,
+                                        THRESHOLD_KIB_MAX, "KiB",
+                                        "largest coherent-engine request served on the caller")},
+    [SET_SPLIT_THRESHOLD] = {HFP_INT_SETTING("split_threshold_kb", SPLIT_THRESHOLD_KIB_DEFAULT,
+                                             SIZE_KIB_MULTIPLE, THRESHOLD_KIB_MAX, "KiB",
+                                             "smallest piece of a split coherent-engine request"),
+                             .multiple = SIZE_KIB_MULTIPLE},
+};
 
 void hf_fastpath_settings_read(const struct hf_host_api *host, struct fastpath_settings *set_p)
 {
-    int64_t inline_kib = hf_plugin_setting_int(host, "inline_max_kb", INLINE_MAX_KIB_DEFAULT, 0,
-                                               THRESHOLD_KIB_MAX, 1);
-    int64_t split_kib =
-        hf_plugin_setting_int(host, "split_threshold_kb", SPLIT_THRESHOLD_KIB_DEFAULT,
-                              SIZE_KIB_MULTIPLE, THRESHOLD_KIB_MAX, SIZE_KIB_MULTIPLE);
+    const struct hf_setting_decl *decls = hf_fastpath_setting_decls;
+    int64_t inline_kib = hfp_setting_int(host, &decls[SET_INLINE_MAX]);
+    int64_t split_kib = hfp_setting_int(host, &decls[SET_SPLIT_THRESHOLD]);
     struct fastpath_settings set = {
-        .ais = hf_plugin_setting_bool(host, "ais", true),
-        .coherent = hf_plugin_setting_bool(host, "coherent", true),
-        .gds = hf_plugin_setting_bool(host, "gds", false),
-        .unsupported_file_systems = hf_plugin_setting_bool(host, "unsupported_file_systems", false),
-        .gds_library = setting_string(host, "gds_library", "libcufile.so.0"),
+        .ais = hfp_setting_bool(host, &decls[SET_AIS]),
+        .coherent = hfp_setting_bool(host, &decls[SET_COHERENT]),
+        .gds = hfp_setting_bool(host, &decls[SET_GDS]),
+        .unsupported_file_systems = hfp_setting_bool(host, &decls[SET_UNSUPPORTED_FILE_SYSTEMS]),
+        .gds_library = hfp_setting_string(host, &decls[SET_GDS_LIBRARY]),
         .split_threshold = (size_t)split_kib * 1024,
         .inline_max = (size_t)inline_kib * 1024,
     };

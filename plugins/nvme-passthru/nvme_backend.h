@@ -10,6 +10,18 @@
 #include "common/staging_pool.h"
 #include "nvme_passthru.h"
 
+/**
+ * The plugin ABI minor nvme-passthru needs: minor 5's declared settings, and with them everything
+ * earlier minors added (stream_prepare among them). Its manifest says the same.
+ */
+#define NVME_ABI_MINOR 5
+
+/** Keys nvme-passthru declares for its config group (nvme_settings.c). */
+#define NVME_SETTING_COUNT 5
+
+/** The declaration of every key of the backend's config group, hung on its ops table. */
+extern const struct hf_setting_decl hf_nvme_setting_decls[NVME_SETTING_COUNT];
+
 /** The backend's settings, read once at init. */
 struct nvme_settings {
     bool writes;               /**< serve writes (off by default) */
@@ -31,20 +43,20 @@ struct nvme_namespace {
 
 /** The backend's state. */
 struct nvme_passthru {
-    const struct hf_host_api *host;           /**< what the core handed over */
-    struct nvme_settings set;                 /**< settings */
-    int mechanism;                            /**< URING or IOCTL, as probed */
-    const char *sysfs_root;                   /**< "/sys"; fixture trees in tests */
-    const char *dev_root;                     /**< "/dev"; fixture trees in tests */
-    bool uring_probed;                        /**< whether a ring was made to probe io_uring */
-    pid_t uring_probe_tid;                    /**< the thread that made it, when that worked */
-    pthread_mutex_t lock;                     /**< guards namespaces and queues */
-    struct nvme_namespace *namespaces;        /**< opened generic devices */
-    struct nvme_queue **idle_queues;          /**< queues not in use */
-    size_t idle_count;                        /**< entries of idle_queues in use */
-    size_t idle_capacity;                     /**< entries of idle_queues allocated */
-    unsigned pool_count;                      /**< GPUs + 1 */
-    _Atomic(struct hf_staging_pool *) *pools; /**< by device + 1, created on first use */
+    const struct hf_host_api *host;            /**< what the core handed over */
+    struct nvme_settings set;                  /**< settings */
+    int mechanism;                             /**< URING or IOCTL, as probed */
+    const char *sysfs_root;                    /**< "/sys"; fixture trees in tests */
+    const char *dev_root;                      /**< "/dev"; fixture trees in tests */
+    bool uring_probed;                         /**< whether a ring was made to probe io_uring */
+    pid_t uring_probe_tid;                     /**< the thread that made it, when that worked */
+    pthread_mutex_t lock;                      /**< guards namespaces and queues */
+    struct nvme_namespace *namespaces;         /**< opened generic devices */
+    struct nvme_queue **idle_queues;           /**< queues not in use */
+    size_t idle_count;                         /**< entries of idle_queues in use */
+    size_t idle_capacity;                      /**< entries of idle_queues allocated */
+    unsigned pool_count;                       /**< GPUs + 1 */
+    _Atomic(struct hfp_staging_pool *) *pools; /**< by device + 1, created on first use */
 };
 
 /** A registered file. */

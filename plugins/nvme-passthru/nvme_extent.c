@@ -113,9 +113,9 @@ int hf_nvme_segment_at(const struct nvme_map *map, uint64_t pos, uint64_t end, i
          * LBA math below assumes a file offset and its device byte share their offset within a
          * logical block, and that an extent covers whole blocks.
          */
-        if (!hf_align_is_aligned(e->logical, lba_size) ||
-            !hf_align_is_aligned(dev_start + e->physical, lba_size) ||
-            !hf_align_is_aligned(e->length, lba_size)) {
+        if (!hfp_align_is_aligned(e->logical, lba_size) ||
+            !hfp_align_is_aligned(dev_start + e->physical, lba_size) ||
+            !hfp_align_is_aligned(e->length, lba_size)) {
             *reason_p = "an extent that does not start and end on logical block boundaries";
             return -ENODEV;
         }

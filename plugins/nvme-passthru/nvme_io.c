@@ -28,7 +28,7 @@ struct transfer {
     int op;
     struct nvme_map *map;
     struct nvme_queue *queue;
-    struct hf_staging_slot *slot;
+    struct hfp_staging_slot *slot;
     char *mem;         /* the request's first byte in memory */
     uint64_t offset;   /* the request's first file byte */
     uint64_t end;      /* one past its last (clipped at end of file for reads) */
@@ -39,22 +39,22 @@ struct transfer {
     bool gpu_trouble; /* a runtime call failed: the slot's streams are suspect */
 };
 
-static int pool_get(struct nvme_passthru *np, int device, struct hf_staging_pool **pool_p)
+static int pool_get(struct nvme_passthru *np, int device, struct hfp_staging_pool **pool_p)
 {
     if (device < -1 || (unsigned)(device + 1) >= np->pool_count) {
         nvme_log(np, HF_LOG_ERROR, "GPU %d is not one of the %u the runtime reported at start",
                  device, np->pool_count - 1);
         return -EINVAL;
     }
-    _Atomic(struct hf_staging_pool *) *slot = &np->pools[device + 1];
-    struct hf_staging_pool *pool = atomic_load_explicit(slot, memory_order_acquire);
+    _Atomic(struct hfp_staging_pool *) *slot = &np->pools[device + 1];
+    struct hfp_staging_pool *pool = atomic_load_explicit(slot, memory_order_acquire);
     if (pool == NULL) {
         pthread_mutex_lock(&np->lock);
         pool = atomic_load_explicit(slot, memory_order_relaxed);
         int rc = 0;
         if (pool == NULL) {
-            rc = hf_staging_pool_create(np->host, np->set.chunk_size, np->set.slots_per_device,
-                                        device, &pool);
+            rc = hfp_staging_pool_create(np->host, np->set.chunk_size, np->set.slots_per_device,
+                                         device, &pool);
             if (rc == 0)
                 atomic_store_explicit(slot, pool, memory_order_release);
         }
@@ -68,12 +68,12 @@ static int pool_get(struct nvme_passthru *np, int device, struct hf_staging_pool
 
 int hf_nvme_stream_prepare(struct nvme_passthru *np, int device)
 {
-    struct hf_staging_pool *pool = NULL;
+    struct hfp_staging_pool *pool = NULL;
     int rc = pool_get(np, device, &pool);
     if (rc != 0)
         return rc;
     int gpu_error = 0;
-    rc = hf_staging_pool_fill(pool, &gpu_error);
+    rc = hfp_staging_pool_fill(pool, &gpu_error);
     return rc == -HF_EGPU ? -EIO : rc;
 }
 
@@ -262,8 +262,8 @@ static int write_windows(struct transfer *t, size_t chunk)
  */
 static void cache_drop(struct transfer *t)
 {
-    uint64_t from = hf_align_down(t->offset, FOLIO_MAX);
-    uint64_t to = hf_align_up(t->end, FOLIO_MAX);
+    uint64_t from = hfp_align_down(t->offset, FOLIO_MAX);
+    uint64_t to = hfp_align_up(t->end, FOLIO_MAX);
     (void)posix_fadvise(t->nf->fd, (off_t)from, (off_t)(to - from), POSIX_FADV_DONTNEED);
 }
 
@@ -277,8 +277,8 @@ static int write_cache_check(struct transfer *t)
     int fd = t->nf->fd;
     cache_drop(t);
     long page = sysconf(_SC_PAGESIZE);
-    uint64_t first = hf_align_down(t->offset, (uint64_t)page);
-    uint64_t last = hf_align_up(t->end, (uint64_t)page);
+    uint64_t first = hfp_align_down(t->offset, (uint64_t)page);
+    uint64_t last = hfp_align_up(t->end, (uint64_t)page);
     size_t pages = (size_t)((last - first) / (uint64_t)page);
     void *addr = mmap(NULL, last - first, PROT_READ, MAP_SHARED, fd, (off_t)first);
     if (addr == MAP_FAILED) {
@@ -335,24 +335,24 @@ static void write_finish(struct transfer *t, int status_flags)
 /* Windows through one staging slot, on the buffer's device. */
 static int transfer_staged(struct transfer *t, const struct hf_io_request *req)
 {
-    struct hf_staging_pool *pool;
+    struct hfp_staging_pool *pool;
     int rc = pool_get(t->np, req->buf->device, &pool);
     if (rc < 0)
         return rc;
     int previous = -1;
-    rc = hf_plugin_device_enter(t->np->host, req->buf->device, &previous, &t->gpu_error);
+    rc = hfp_device_enter(t->np->host, req->buf->device, &previous, &t->gpu_error);
     if (rc < 0)
         return rc;
-    rc = hf_staging_pool_take(pool, &t->slot, &t->gpu_error);
+    rc = hfp_staging_pool_take(pool, &t->slot, &t->gpu_error);
     if (rc == 0) {
-        size_t chunk = hf_staging_pool_buffer_size(pool);
+        size_t chunk = hfp_staging_pool_buffer_size(pool);
         rc = t->op == HF_IO_READ ? read_windows(t, chunk) : write_windows(t, chunk);
         if (t->gpu_trouble)
-            hf_staging_pool_discard(pool, t->slot);
+            hfp_staging_pool_discard(pool, t->slot);
         else
-            hf_staging_pool_give(pool, t->slot);
+            hfp_staging_pool_give(pool, t->slot);
     }
-    hf_plugin_device_restore(t->np->host, previous);
+    hfp_device_restore(t->np->host, previous);
     return rc;
 }
 
@@ -376,7 +376,7 @@ ssize_t hf_nvme_transfer(struct nvme_passthru *np, struct nvme_file *nf,
     };
     uint64_t lba = nf->lba_size;
     bool write = req->op == HF_IO_WRITE;
-    if (write && (!hf_align_is_aligned(t.offset, lba) || !hf_align_is_aligned(t.end, lba))) {
+    if (write && (!hfp_align_is_aligned(t.offset, lba) || !hfp_align_is_aligned(t.end, lba))) {
         nvme_log(np, HF_LOG_DEBUG, "write goes to the next backend: not on %llu-byte blocks",
                  (unsigned long long)lba);
         return -ENODEV;
@@ -402,8 +402,8 @@ ssize_t hf_nvme_transfer(struct nvme_passthru *np, struct nvme_file *nf,
         }
         t.end = stamp.size;
     }
-    t.grid = hf_align_down(t.offset, lba);
-    t.grid_end = hf_align_up(t.end, lba);
+    t.grid = hfp_align_down(t.offset, lba);
+    t.grid_end = hfp_align_up(t.end, lba);
     rc = range_check(&t);
     if (rc == 0 && write)
         rc = write_cache_check(&t);

@@ -13,29 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/plugin_kit.h"
 #include "common/request_check.h"
 #include "nvme_backend.h"
 
 /* Above the fallback's 10: a direct path that accepts a request should win it. */
 #define NVME_SCORE 40
-
-static bool host_is_complete(const struct hf_host_api *host)
-{
-    if (host->struct_size < offsetof(struct hf_host_api, sys) + sizeof(host->sys) ||
-        host->config_int == NULL || host->config_bool == NULL || host->config_string == NULL ||
-        host->gpu == NULL || host->sys == NULL)
-        return false;
-    const struct hf_gpu_ops *gpu = host->gpu;
-    if (gpu->struct_size < offsetof(struct hf_gpu_ops, error_string) + sizeof(gpu->error_string) ||
-        gpu->device_count == NULL || gpu->get_device == NULL || gpu->set_device == NULL ||
-        gpu->host_alloc_pinned == NULL || gpu->host_free_pinned == NULL ||
-        gpu->memcpy_async == NULL || gpu->stream_create == NULL || gpu->stream_destroy == NULL ||
-        gpu->stream_synchronize == NULL || gpu->error_string == NULL)
-        return false;
-    const struct hf_sys_ops *sys = host->sys;
-    return sys->struct_size >= offsetof(struct hf_sys_ops, ioctl) + sizeof(sys->ioctl) &&
-           sys->fstat != NULL && sys->ioctl != NULL;
-}
 
 static int pools_setup(struct nvme_passthru *np)
 {
@@ -57,18 +40,11 @@ static int pools_setup(struct nvme_passthru *np)
 
 static int nvme_init(const struct hf_host_api *host, void **backend_p)
 {
-    if (host == NULL || host->log == NULL)
-        return -EINVAL;
-    if (!host_is_complete(host)) {
-        host->log(host, HF_LOG_ERROR,
-                  "the core's host table lacks config, GPU copy or system call entries");
-        return -EINVAL;
-    }
-    struct nvme_passthru *np = calloc(1, sizeof(*np));
-    if (np == NULL) {
-        host->log(host, HF_LOG_ERROR, "out of memory for the backend state");
-        return -ENOMEM;
-    }
+    void *state;
+    int rc = hfp_state_new(host, NVME_ABI_MINOR, sizeof(struct nvme_passthru), &state);
+    if (rc != 0)
+        return rc;
+    struct nvme_passthru *np = state;
     np->host = host;
     np->sysfs_root = "/sys";
     np->dev_root = "/dev";
@@ -90,7 +66,7 @@ static void nvme_fini(void *backend)
     if (np == NULL)
         return;
     for (unsigned i = 0; i < np->pool_count; i++)
-        hf_staging_pool_destroy(atomic_load(&np->pools[i]));
+        hfp_staging_pool_destroy(atomic_load(&np->pools[i]));
     /* fini runs on whichever thread the core tears down from; each ring closes on its own. */
     for (size_t i = 0; i < np->idle_count; i++)
         hf_nvme_queue_destroy(np->idle_queues[i]);
@@ -154,12 +130,14 @@ static void nvme_file_deregister(void *backend, void *ctx)
     free(ctx);
 }
 
+/* The kinds of memory the manifest lists: the ones the CPU or a GPU copy can reach by address. */
 static bool mem_type_is_servable(int mem_type)
 {
     return mem_type == HF_MEM_UNKNOWN || mem_type == HF_MEM_DEVICE ||
            mem_type == HF_MEM_HOST_PINNED || mem_type == HF_MEM_MANAGED;
 }
 
+/* The selector offers only the memory and files the manifest lists; score judges the rest. */
 static int nvme_score(void *backend, const struct hf_io_request *req, const char **reason_p)
 {
     const struct nvme_passthru *np = backend;
@@ -168,8 +146,6 @@ static int nvme_score(void *backend, const struct hf_io_request *req, const char
     const char *reason;
     if (nf == NULL)
         reason = "the file is not on an NVMe namespace this backend can use";
-    else if (req->buf == NULL || !mem_type_is_servable(req->buf->mem_type))
-        reason = "array or unknown kinds of memory cannot be read or written by address";
     else if (req->op == HF_IO_WRITE && !np->set.writes)
         reason = "writes are off (nvme-passthru.writes)";
     else if (req->op == HF_IO_WRITE && !nf->ns->writable)
@@ -196,7 +172,7 @@ static int request_check(struct nvme_passthru *np, const struct hf_io_request *r
         own = "no file, buffer or registration";
     else if (!mem_type_is_servable(req->buf->mem_type))
         own = "memory that cannot be addressed";
-    int rc = hf_request_check(np->host, req, own);
+    int rc = hfp_request_check(np->host, req, own);
     if (rc < 0)
         return rc;
     if (req->op == HF_IO_WRITE && !np->set.writes)
@@ -221,12 +197,8 @@ static int nvme_stream_prepare(void *backend, int device)
 }
 
 static const struct hf_backend_ops nvme_ops = {
-    .magic = HF_BACKEND_MAGIC,
-    .abi_major = HF_BACKEND_ABI_MAJOR,
-    .abi_minor = HF_BACKEND_ABI_MINOR,
-    .struct_size = sizeof(struct hf_backend_ops),
-    .name = "nvme-passthru",
-    .caps = HF_CAP_READ | HF_CAP_WRITE | HF_CAP_DEVICE_MEM | HF_CAP_HOST_MEM,
+    HFP_OPS_HEADER("nvme-passthru"),
+    .caps = HF_CAP_READ | HF_CAP_WRITE,
     .init = nvme_init,
     .fini = nvme_fini,
     .probe = nvme_probe,
@@ -236,16 +208,7 @@ static const struct hf_backend_ops nvme_ops = {
     .read = nvme_transfer,
     .write = nvme_transfer,
     .stream_prepare = nvme_stream_prepare,
+    HFP_OPS_SETTINGS(hf_nvme_setting_decls),
 };
 
-HF_BACKEND_EXPORT int hf_backend_entry_v1(const struct hf_host_api *host, uint32_t *minor_inout,
-                                          const struct hf_backend_ops **ops_p)
-{
-    (void)host;
-    if (minor_inout == NULL || ops_p == NULL)
-        return -EINVAL;
-    if (*minor_inout > HF_BACKEND_ABI_MINOR)
-        *minor_inout = HF_BACKEND_ABI_MINOR;
-    *ops_p = &nvme_ops;
-    return 0;
-}
+HFP_BACKEND_ENTRY(nvme_ops, NVME_ABI_MINOR)

@@ -182,7 +182,7 @@ static void queue_free(struct nvme_queue *q)
 static int ring_start(struct nvme_queue *q)
 {
     q->order = RING_START;
-    int rc = hf_plugin_thread_start(&q->thread, ring_main, q);
+    int rc = hfp_thread_start(&q->thread, ring_main, q);
     if (rc < 0)
         return rc;
     pthread_mutex_lock(&q->lock);

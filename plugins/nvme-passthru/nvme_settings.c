@@ -1,10 +1,9 @@
 /*
- * The nvme-passthru backend's settings: its config group's keys, units, defaults and ranges. A
- * bad value is logged and replaced by its default, as in the fallback backend.
+ * The nvme-passthru backend's settings: the declaration of its config group's keys (units,
+ * defaults, ranges) and reading them. A bad value is logged and replaced by its declared default,
+ * as in the fallback backend.
  */
-#include <errno.h>
-#include <string.h>
-
+#include "common/plugin_kit.h"
 #include "common/plugin_settings.h"
 #include "nvme_backend.h"
 
@@ -31,23 +30,32 @@ static const char *const mechanism_names[] = {
     [NVME_MECH_AUTO] = "auto",
     [NVME_MECH_URING] = "io_uring",
     [NVME_MECH_IOCTL] = "ioctl",
+    NULL,
 };
 
-static int setting_mechanism(const struct hf_host_api *host)
-{
-    const char *value;
-    int rc = host->config_string(host, "mechanism", &value);
-    if (rc == -ENOENT)
-        return NVME_MECH_AUTO;
-    for (int i = 0; rc == 0 && i < (int)(sizeof(mechanism_names) / sizeof(mechanism_names[0]));
-         i++) {
-        if (value != NULL && strcmp(value, mechanism_names[i]) == 0)
-            return i;
-    }
-    host->log(host, HF_LOG_WARN,
-              "mechanism must be \"auto\", \"io_uring\" or \"ioctl\"; using the default \"auto\"");
-    return NVME_MECH_AUTO;
-}
+/* Indices of hf_nvme_setting_decls, so that each read names its declaration. */
+enum {
+    SET_WRITES,
+    SET_MECHANISM,
+    SET_QUEUE_DEPTH,
+    SET_CHUNK_SIZE,
+    SET_SLOTS,
+};
+
+const struct hf_setting_decl hf_nvme_setting_decls[NVME_SETTING_COUNT] = {
+    [SET_WRITES] = {HFP_BOOL_SETTING("writes", false,
+                                     "serve writes with NVMe Write commands over written extents")},
+    [SET_MECHANISM] = {HFP_STRING_SETTING("mechanism", "auto", mechanism_names,
+                                          "how commands reach the device: io_uring passthrough "
+                                          "or the ioctl")},
+    [SET_QUEUE_DEPTH] = {HFP_INT_SETTING("queue_depth", QUEUE_DEPTH_DEFAULT, 1, QUEUE_DEPTH_MAX,
+                                         "commands", "commands in flight per request")},
+    [SET_CHUNK_SIZE] = {HFP_INT_SETTING("chunk_size_kb", CHUNK_KIB_DEFAULT, CHUNK_KIB_MIN,
+                                        CHUNK_KIB_MAX, "KiB", "bytes per staging buffer"),
+                        .multiple = CHUNK_KIB_MULTIPLE},
+    [SET_SLOTS] = {HFP_INT_SETTING("staging_slots_per_device", SLOTS_DEFAULT, 1, SLOTS_MAX, "slots",
+                                   "staging slots (two buffers each) per GPU")},
+};
 
 const char *hf_nvme_mechanism_name(int mechanism)
 {
@@ -56,17 +64,13 @@ const char *hf_nvme_mechanism_name(int mechanism)
 
 void hf_nvme_settings_read(const struct hf_host_api *host, struct nvme_settings *set_p)
 {
+    const struct hf_setting_decl *decls = hf_nvme_setting_decls;
     struct nvme_settings set = {
-        .writes = hf_plugin_setting_bool(host, "writes", false),
-        .mechanism = setting_mechanism(host),
-        .queue_depth = (unsigned)hf_plugin_setting_int(host, "queue_depth", QUEUE_DEPTH_DEFAULT, 1,
-                                                       QUEUE_DEPTH_MAX, 1),
-        .chunk_size =
-            (size_t)hf_plugin_setting_int(host, "chunk_size_kb", CHUNK_KIB_DEFAULT, CHUNK_KIB_MIN,
-                                          CHUNK_KIB_MAX, CHUNK_KIB_MULTIPLE) *
-            1024,
-        .slots_per_device = (unsigned)hf_plugin_setting_int(host, "staging_slots_per_device",
-                                                            SLOTS_DEFAULT, 1, SLOTS_MAX, 1),
+        .writes = hfp_setting_bool(host, &decls[SET_WRITES]),
+        .mechanism = hfp_setting_choice(host, &decls[SET_MECHANISM]),
+        .queue_depth = (unsigned)hfp_setting_int(host, &decls[SET_QUEUE_DEPTH]),
+        .chunk_size = (size_t)hfp_setting_int(host, &decls[SET_CHUNK_SIZE]) * 1024,
+        .slots_per_device = (unsigned)hfp_setting_int(host, &decls[SET_SLOTS]),
     };
     *set_p = set;
 }

@@ -168,7 +168,7 @@ int hf_nvme_sysfs_resolve(const char *sysfs_root, unsigned major, unsigned minor
         *reason_p = "sysfs lacks the namespace's nsid, logical block size or transfer limits";
         return -EOPNOTSUPP;
     }
-    if (lba_size < 512 || lba_size > 65536 || !hf_align_is_pow2(lba_size) ||
+    if (lba_size < 512 || lba_size > 65536 || !hfp_align_is_pow2(lba_size) ||
         max_hw_kib * 1024 < lba_size) {
         *reason_p = "the namespace reports an unusable block size or transfer limit";
         return -EOPNOTSUPP;
@@ -185,7 +185,7 @@ int hf_nvme_sysfs_resolve(const char *sysfs_root, unsigned major, unsigned minor
     uint64_t max_transfer = max_hw_kib * 1024;
     if ((max_segments - 1) * HOST_PAGE < max_transfer)
         max_transfer = (max_segments - 1) * HOST_PAGE;
-    t.max_transfer = hf_align_down(max_transfer, lba_size);
+    t.max_transfer = hfp_align_down(max_transfer, lba_size);
     if (t.max_transfer == 0) {
         *reason_p = "the namespace's transfer limits are smaller than one logical block";
         return -EOPNOTSUPP;

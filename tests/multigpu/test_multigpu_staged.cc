@@ -264,24 +264,24 @@ TEST_F(MultiGpuStaged, PoolsPlaceBuffersOnTheirDevicesNodeWhereThereIsAChoice)
     const bool placed = nodes > 1 && (mask[0] & 1ul) != 0;
     for (int d = -1; d < 2; d++) {
         const bool expect_placed = d == 0 && placed;
-        struct hf_staging_pool *pool = nullptr;
-        ASSERT_EQ(hf_staging_pool_create(&host_, 64 * kKiB, 1, d, &pool), 0);
-        EXPECT_EQ(hf_staging_pool_numa_node(pool), expect_placed ? 0 : -1)
+        struct hfp_staging_pool *pool = nullptr;
+        ASSERT_EQ(hfp_staging_pool_create(&host_, 64 * kKiB, 1, d, &pool), 0);
+        EXPECT_EQ(hfp_staging_pool_numa_node(pool), expect_placed ? 0 : -1)
             << "GPU " << d << " with " << nodes << " memory nodes";
         // Takers make the pool's device current, as the fallback does.
         ASSERT_EQ(hipSetDevice(d < 0 ? 0 : d), hipSuccess);
         rec_.reset();
-        struct hf_staging_slot *slot = nullptr;
+        struct hfp_staging_slot *slot = nullptr;
         int gpu_error = 0;
-        ASSERT_EQ(hf_staging_pool_take(pool, &slot, &gpu_error), 0);
+        ASSERT_EQ(hfp_staging_pool_take(pool, &slot, &gpu_error), 0);
         device_record_counts c = rec_.Of(d < 0 ? 0 : d);
         for (int i = 0; i < HF_STAGING_SLOT_BUFFERS; i++)
             EXPECT_EQ(slot->numa_node[i], expect_placed ? 0 : -1) << "GPU " << d;
         EXPECT_EQ(c.registered, expect_placed ? HF_STAGING_SLOT_BUFFERS : 0) << "GPU " << d;
         EXPECT_EQ(c.pinned_allocs, expect_placed ? 0 : HF_STAGING_SLOT_BUFFERS) << "GPU " << d;
-        hf_staging_pool_give(pool, slot);
+        hfp_staging_pool_give(pool, slot);
         ASSERT_EQ(hipSetDevice(0), hipSuccess);
-        hf_staging_pool_destroy(pool);
+        hfp_staging_pool_destroy(pool);
     }
 }
 
@@ -290,7 +290,7 @@ TEST_F(MultiGpuStaged, AStagingBufferForANodeIsBoundThereAndRegistered)
     const size_t size = 256 * kKiB + 123;
     void *ptr = nullptr;
     int bound = -2;
-    ASSERT_EQ(hf_staging_buffer_alloc(&host_, size, 0, &ptr, &bound), 0);
+    ASSERT_EQ(hfp_staging_buffer_alloc(&host_, size, 0, &ptr, &bound), 0);
     EXPECT_EQ(bound, 0);
     int mode = -1;
     unsigned long nodes[kNodeMaskWords] = {};
@@ -313,7 +313,7 @@ TEST_F(MultiGpuStaged, AStagingBufferForANodeIsBoundThereAndRegistered)
     ASSERT_EQ(hipPointerGetAttributes(&attributes, ptr), hipSuccess);
     EXPECT_EQ(attributes.memoryType, hipMemoryTypeHost);
     memset(ptr, 0x3c, size);
-    EXPECT_EQ(hf_staging_buffer_free(&host_, ptr, size, bound), 0);
+    EXPECT_EQ(hfp_staging_buffer_free(&host_, ptr, size, bound), 0);
     EXPECT_NE(hipPointerGetAttributes(&attributes, ptr), hipSuccess) << "unregistered";
 }
 
@@ -323,11 +323,11 @@ TEST_F(MultiGpuStaged, AStagingBufferWithoutANodeIsPinnedByTheRuntime)
         void *ptr = nullptr;
         int bound = -2;
         rec_.reset();
-        ASSERT_EQ(hf_staging_buffer_alloc(&host_, 64 * kKiB, node, &ptr, &bound), 0);
+        ASSERT_EQ(hfp_staging_buffer_alloc(&host_, 64 * kKiB, node, &ptr, &bound), 0);
         EXPECT_EQ(bound, -1) << "node " << node;
         EXPECT_EQ(rec_.Of(0).pinned_allocs, 1) << "node " << node;
         EXPECT_EQ(rec_.Of(0).registered, 0) << "node " << node;
-        EXPECT_EQ(hf_staging_buffer_free(&host_, ptr, 64 * kKiB, bound), 0);
+        EXPECT_EQ(hfp_staging_buffer_free(&host_, ptr, 64 * kKiB, bound), 0);
     }
 }
 
@@ -338,12 +338,12 @@ TEST_F(MultiGpuStaged, AStagingBufferFallsBackToTheRuntimeWhenRegistrationFails)
     host_.gpu = &failing;
     void *ptr = nullptr;
     int bound = -2;
-    ASSERT_EQ(hf_staging_buffer_alloc(&host_, 64 * kKiB, 0, &ptr, &bound), 0);
+    ASSERT_EQ(hfp_staging_buffer_alloc(&host_, 64 * kKiB, 0, &ptr, &bound), 0);
     EXPECT_EQ(bound, -1);
     EXPECT_TRUE(LogHas("cannot register")) << "the failure is logged";
     EXPECT_EQ(rec_.Of(0).pinned_allocs, 1);
     memset(ptr, 0x11, 64 * kKiB);
-    EXPECT_EQ(hf_staging_buffer_free(&host_, ptr, 64 * kKiB, bound), 0);
+    EXPECT_EQ(hfp_staging_buffer_free(&host_, ptr, 64 * kKiB, bound), 0);
 }
 
 TEST_F(MultiGpuStaged, ACoreWithoutHostRegistrationLeavesPlacementToTheRuntime)
@@ -351,8 +351,8 @@ TEST_F(MultiGpuStaged, ACoreWithoutHostRegistrationLeavesPlacementToTheRuntime)
     host_.abi_minor = 2;
     void *ptr = nullptr;
     int bound = -2;
-    ASSERT_EQ(hf_staging_buffer_alloc(&host_, 64 * kKiB, 0, &ptr, &bound), 0);
+    ASSERT_EQ(hfp_staging_buffer_alloc(&host_, 64 * kKiB, 0, &ptr, &bound), 0);
     EXPECT_EQ(bound, -1);
     EXPECT_EQ(rec_.Of(0).registered, 0);
-    EXPECT_EQ(hf_staging_buffer_free(&host_, ptr, 64 * kKiB, bound), 0);
+    EXPECT_EQ(hfp_staging_buffer_free(&host_, ptr, 64 * kKiB, bound), 0);
 }

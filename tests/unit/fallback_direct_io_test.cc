@@ -177,21 +177,17 @@ TEST_F(FallbackDirectIo, ACacheThatCannotBeAskedIsTakenAsCold)
     EXPECT_EQ(fake_->bytes_direct, size);
 }
 
-TEST_F(FallbackDirectIo, ASystemCallTableWithoutPreadv2GoesDirectWithoutAsking)
+// preadv2 came with ABI minor 1; the fallback needs minor 5, so a table without it is refused.
+TEST_F(FallbackDirectIo, ASystemCallTableWithoutPreadv2IsRefused)
 {
     static hf_sys_ops old_sys = FakeSysTable();
     old_sys.preadv2 = nullptr;
     old_sys.struct_size = offsetof(hf_sys_ops, preadv2);
     host_.sys = &old_sys;
-    InitSplitting(16, 4, 64);
-    const size_t size = 256 * kKiB;
-    File f = OpenDirectFile("no-preadv2", size, 66);
-    SKIP_WITHOUT_O_DIRECT();
-    Buffer b(size, kDevice);
-    ASSERT_EQ(Read(f, b, 0, size, 0), static_cast<ssize_t>(size));
-    EXPECT_EQ(hf_test_pattern_check(b.data(), size, 0, 66), -1);
-    EXPECT_EQ(fake_->preadv2_calls, 0);
-    EXPECT_EQ(fake_->bytes_direct, size);
+    void *backend = nullptr;
+    EXPECT_EQ(ops_->init(&host_, &backend), -EINVAL);
+    EXPECT_EQ(backend, nullptr);
+    EXPECT_TRUE(LogHas(HF_LOG_ERROR, "host table"));
 }
 
 TEST_F(FallbackDirectIo, NeverReadsEverythingBufferedWithoutAsking)
@@ -337,7 +333,7 @@ TEST_P(FallbackDirectRandom, RandomReadsAreExactWhateverTheCacheSays)
         size_t size = 1 + rng() % (kMiB);
         uint64_t file_offset = rng() % (file_size + 8192);
         if (rng() % 2 == 0)
-            file_offset = hf_align_down(file_offset, 4096);
+            file_offset = hfp_align_down(file_offset, 4096);
         const MemKind &kind = rng() % 2 == 0 ? kDevice : kPageable;
         size_t buf_offset = kind.bounces ? rng() % 5000 : file_offset % 4096;
         Buffer b(buf_offset + size, kind);

@@ -81,8 +81,16 @@ void FakeLog(const hf_host_api *, int level, const char *fmt, ...)
     g_fake->log_lines.emplace_back(level, line);
 }
 
+// Whether @p key names a core setting (execution.*, properties.*) rather than one of the group's.
+bool IsCoreKey(const char *key)
+{
+    return strncmp(key, "execution.", 10) == 0 || strncmp(key, "properties.", 11) == 0;
+}
+
 int FakeConfigInt(const hf_host_api *, const char *key, int64_t *value_p)
 {
+    if (IsCoreKey(key))
+        g_fake->core_keys_by_name++;
     auto it = g_fake->config.find(key);
     if (it == g_fake->config.end())
         return -ENOENT;
@@ -94,6 +102,8 @@ int FakeConfigInt(const hf_host_api *, const char *key, int64_t *value_p)
 
 int FakeConfigBool(const hf_host_api *, const char *key, bool *value_p)
 {
+    if (IsCoreKey(key))
+        g_fake->core_keys_by_name++;
     auto it = g_fake->config_bools.find(key);
     if (it == g_fake->config_bools.end())
         return -ENOENT;
@@ -101,6 +111,34 @@ int FakeConfigBool(const hf_host_api *, const char *key, bool *value_p)
         return it->second.first;
     *value_p = it->second.second;
     return 0;
+}
+
+// The core's limits as a core fills them: the values tests set under the dotted names, the
+// core's defaults for the rest, and no cap on staging memory unless a test sets one.
+void FakeCoreLimits(const hf_host_api *, hf_core_limits *limits_p)
+{
+    g_fake->core_limits_calls++;
+    auto number = [](const char *key, uint64_t otherwise) {
+        auto it = g_fake->config.find(key);
+        return it == g_fake->config.end() || it->second.first != 0
+                   ? otherwise
+                   : static_cast<uint64_t>(it->second.second);
+    };
+    auto flag = [](const char *key, bool otherwise) {
+        auto it = g_fake->config_bools.find(key);
+        return it == g_fake->config_bools.end() || it->second.first != 0 ? otherwise
+                                                                         : it->second.second;
+    };
+    limits_p->struct_size = sizeof(*limits_p);
+    limits_p->parallel_io = flag("execution.parallel_io", true);
+    limits_p->force_odirect_mode = flag("properties.force_odirect_mode", false);
+    limits_p->max_request_parallelism =
+        static_cast<uint32_t>(number("execution.max_request_parallelism", 0));
+    limits_p->min_io_threshold_size_kb = number("execution.min_io_threshold_size_kb", 1024);
+    limits_p->per_buffer_cache_size_kb = number("properties.per_buffer_cache_size_kb", 4096);
+    limits_p->max_device_cache_size_kb = number("properties.max_device_cache_size_kb", UINT64_MAX);
+    limits_p->max_device_pinned_mem_size_kb =
+        number("properties.max_device_pinned_mem_size_kb", UINT64_MAX);
 }
 
 int FakeConfigString(const hf_host_api *, const char *key, const char **value_p)
@@ -151,7 +189,7 @@ int FakeHostAllocPinned(void **ptr_p, size_t size)
     int fail_from = g_fake->alloc_fail_from;
     if (fail_from >= 0 && call >= fail_from)
         return kFakeOutOfMemory;
-    void *p = aligned_alloc(4096, hf_align_up(size, 4096));
+    void *p = aligned_alloc(4096, hfp_align_up(size, 4096));
     if (p == nullptr)
         return kFakeOutOfMemory;
     std::lock_guard<std::mutex> lock(g_fake->mu);
@@ -408,8 +446,8 @@ ssize_t FakePreadBody(int fd, void *buf, size_t count, off_t offset)
     bool direct = IsDirect(fd);
     if (direct) {
         g_fake->preads_direct++;
-        if (!hf_align_is_aligned(static_cast<uint64_t>(offset), 4096) ||
-            !hf_align_is_aligned(count, 4096) || !hf_align_ptr_is_aligned(buf, 4096))
+        if (!hfp_align_is_aligned(static_cast<uint64_t>(offset), 4096) ||
+            !hfp_align_is_aligned(count, 4096) || !hfp_align_ptr_is_aligned(buf, 4096))
             g_fake->direct_misaligned++;
         if (g_fake->direct_einval > 0) {
             g_fake->direct_einval--;
@@ -465,7 +503,7 @@ ssize_t FakePreadv2(int fd, const struct iovec *iov, int iovcnt, off_t offset, i
             break;
         }
         case CacheAnswer::kHalfCached:
-            one.iov_len = hf_align_down(one.iov_len / 2, 4096);
+            one.iov_len = hfp_align_down(one.iov_len / 2, 4096);
             if (one.iov_len == 0) {
                 errno = EAGAIN;
                 return -1;
@@ -639,6 +677,7 @@ hf_host_api MakeHost()
     host.sys = &kFakeSys;
     host.parallel_run = FakeParallelRun;
     host.parallel_width = FakeParallelWidth;
+    host.core_limits = FakeCoreLimits;
     return host;
 }
 
@@ -653,7 +692,7 @@ bool LogHas(int level, const std::string &needle)
 }
 
 Buffer::Buffer(size_t length, const MemKind &kind)
-    : total_(hf_align_up(length + 2 * kGuard, 4096)), length_(length), kind_(kind)
+    : total_(hfp_align_up(length + 2 * kGuard, 4096)), length_(length), kind_(kind)
 {
     bytes_ = static_cast<uint8_t *>(aligned_alloc(4096, total_));
     memset(bytes_, kUntouched, total_);

@@ -72,6 +72,9 @@ struct FakeState {
     std::map<std::string, std::pair<int, int64_t>> config;           // key -> (result, value)
     std::map<std::string, std::pair<int, bool>> config_bools;        // key -> (result, value)
     std::map<std::string, std::pair<int, std::string>> config_texts; // key -> (result, value)
+    std::atomic<int> core_limits_calls{0};                           // core_limits answered
+    std::atomic<int> core_keys_by_name{
+        0}; // config_int/config_bool asked for execution.* or properties.*
     std::vector<std::pair<uintptr_t, size_t>> pinned;
     struct DeviceRange {
         uintptr_t base;

@@ -1,8 +1,8 @@
 // The core settings the fallback follows while it runs: the staging memory limits
 // (properties.max_device_cache_size_kb, max_device_pinned_mem_size_kb) bound and shrink the
 // staging pools, per_buffer_cache_size_kb sizes the chunks, execution.* shapes how requests are
-// split, and properties.force_odirect_mode sends aligned reads through O_DIRECT. The fake host
-// answers these keys as the core does; a key it does not know reads as an older core's -ENOENT.
+// split, and properties.force_odirect_mode sends aligned reads through O_DIRECT. The fake host's
+// core_limits answers with the values tests set under those dotted names.
 #include <gtest/gtest.h>
 
 #include <thread>
@@ -26,12 +26,12 @@ class StagingPoolBound : public ::testing::Test
         g_fake = fake_.get();
         SetCurrentDevice(0);
         host_ = MakeHost();
-        ASSERT_EQ(hf_staging_pool_create(&host_, 8192, 8, 0, &pool_), 0);
-        hf_staging_pool_set_bound(pool_, Bound, &bound_);
+        ASSERT_EQ(hfp_staging_pool_create(&host_, 8192, 8, 0, &pool_), 0);
+        hfp_staging_pool_set_bound(pool_, Bound, &bound_);
     }
     void TearDown() override
     {
-        hf_staging_pool_destroy(pool_);
+        hfp_staging_pool_destroy(pool_);
         EXPECT_EQ(fake_->pinned_live, 0);
         EXPECT_EQ(fake_->streams_live, 0);
         g_fake = nullptr;
@@ -40,100 +40,100 @@ class StagingPoolBound : public ::testing::Test
     {
         return static_cast<std::atomic<unsigned> *>(ctx)->load();
     }
-    hf_staging_slot *Take()
+    hfp_staging_slot *Take()
     {
-        hf_staging_slot *slot = nullptr;
+        hfp_staging_slot *slot = nullptr;
         int gpu_error = 0;
-        EXPECT_EQ(hf_staging_pool_take(pool_, &slot, &gpu_error), 0);
+        EXPECT_EQ(hfp_staging_pool_take(pool_, &slot, &gpu_error), 0);
         return slot;
     }
 
     std::unique_ptr<FakeState> fake_;
     hf_host_api host_{};
-    hf_staging_pool *pool_ = nullptr;
+    hfp_staging_pool *pool_ = nullptr;
     std::atomic<unsigned> bound_{8};
 };
 
 TEST_F(StagingPoolBound, ATakerAtTheBoundWaitsForASlotInsteadOfCreatingOne)
 {
     bound_ = 2;
-    hf_staging_slot *a = Take();
-    hf_staging_slot *b = Take();
-    hf_staging_slot *c = nullptr;
+    hfp_staging_slot *a = Take();
+    hfp_staging_slot *b = Take();
+    hfp_staging_slot *c = nullptr;
     std::thread taker([&] { c = Take(); });
-    hf_staging_pool_give(pool_, a);
+    hfp_staging_pool_give(pool_, a);
     taker.join();
     EXPECT_EQ(c, a) << "the waiting taker got the slot given back";
-    EXPECT_EQ(hf_staging_pool_slot_count(pool_), 2u);
-    hf_staging_pool_give(pool_, b);
-    hf_staging_pool_give(pool_, c);
+    EXPECT_EQ(hfp_staging_pool_slot_count(pool_), 2u);
+    hfp_staging_pool_give(pool_, b);
+    hfp_staging_pool_give(pool_, c);
 }
 
 TEST_F(StagingPoolBound, ARaisedBoundLetsThePoolGrow)
 {
     bound_ = 1;
-    hf_staging_slot *a = Take();
+    hfp_staging_slot *a = Take();
     bound_ = 3;
-    hf_staging_slot *b = Take();
-    hf_staging_slot *c = Take();
-    EXPECT_EQ(hf_staging_pool_slot_count(pool_), 3u);
-    for (hf_staging_slot *s : {a, b, c})
-        hf_staging_pool_give(pool_, s);
+    hfp_staging_slot *b = Take();
+    hfp_staging_slot *c = Take();
+    EXPECT_EQ(hfp_staging_pool_slot_count(pool_), 3u);
+    for (hfp_staging_slot *s : {a, b, c})
+        hfp_staging_pool_give(pool_, s);
 }
 
 TEST_F(StagingPoolBound, ALoweredBoundFreesSlotsAsTheyComeBack)
 {
-    hf_staging_slot *slots[4];
+    hfp_staging_slot *slots[4];
     for (auto &s : slots)
         s = Take();
     EXPECT_EQ(fake_->pinned_live, 8);
     bound_ = 1;
     for (auto &s : slots)
-        hf_staging_pool_give(pool_, s);
-    EXPECT_EQ(hf_staging_pool_slot_count(pool_), 1u);
+        hfp_staging_pool_give(pool_, s);
+    EXPECT_EQ(hfp_staging_pool_slot_count(pool_), 1u);
     EXPECT_EQ(fake_->pinned_live, 2) << "one slot of two pinned buffers is left";
     EXPECT_EQ(fake_->streams_live, 2);
 }
 
 TEST_F(StagingPoolBound, FreeSlotsAboveALoweredBoundGoAtTheNextTake)
 {
-    hf_staging_slot *slots[4];
+    hfp_staging_slot *slots[4];
     for (auto &s : slots)
         s = Take();
     for (auto &s : slots)
-        hf_staging_pool_give(pool_, s);
-    EXPECT_EQ(hf_staging_pool_slot_count(pool_), 4u);
+        hfp_staging_pool_give(pool_, s);
+    EXPECT_EQ(hfp_staging_pool_slot_count(pool_), 4u);
     bound_ = 2;
-    hf_staging_slot *s = Take();
-    EXPECT_EQ(hf_staging_pool_slot_count(pool_), 2u);
+    hfp_staging_slot *s = Take();
+    EXPECT_EQ(hfp_staging_pool_slot_count(pool_), 2u);
     EXPECT_EQ(fake_->pinned_live, 4);
-    hf_staging_pool_give(pool_, s);
+    hfp_staging_pool_give(pool_, s);
 }
 
 TEST_F(StagingPoolBound, ABoundOfZeroStillLeavesOneSlot)
 {
     bound_ = 0;
-    hf_staging_slot *s = Take();
+    hfp_staging_slot *s = Take();
     ASSERT_NE(s, nullptr);
-    EXPECT_EQ(hf_staging_pool_slot_count(pool_), 1u);
-    hf_staging_pool_give(pool_, s);
-    EXPECT_EQ(hf_staging_pool_slot_count(pool_), 1u);
+    EXPECT_EQ(hfp_staging_pool_slot_count(pool_), 1u);
+    hfp_staging_pool_give(pool_, s);
+    EXPECT_EQ(hfp_staging_pool_slot_count(pool_), 1u);
 }
 
 TEST_F(StagingPoolBound, TheBoundNeverRaisesTheCreatedMaximum)
 {
     bound_ = 100;
-    hf_staging_slot *slots[8];
+    hfp_staging_slot *slots[8];
     for (auto &s : slots)
         s = Take();
-    hf_staging_slot *extra = nullptr;
+    hfp_staging_slot *extra = nullptr;
     std::thread taker([&] { extra = Take(); });
-    hf_staging_pool_give(pool_, slots[0]);
+    hfp_staging_pool_give(pool_, slots[0]);
     taker.join();
-    EXPECT_EQ(hf_staging_pool_slot_count(pool_), 8u);
+    EXPECT_EQ(hfp_staging_pool_slot_count(pool_), 8u);
     slots[0] = extra;
     for (auto &s : slots)
-        hf_staging_pool_give(pool_, s);
+        hfp_staging_pool_give(pool_, s);
 }
 
 // ---- the fallback following the core's settings -----------------------------------------------
@@ -265,6 +265,35 @@ TEST_F(FallbackLimits, ForceODirectModeReadsAlignedRangesWithoutAskingTheCache)
     EXPECT_EQ(hf_test_pattern_check(b.data(), size, 0, 77), -1);
     EXPECT_EQ(fake_->preadv2_calls, 0) << "the page cache is not asked";
     EXPECT_EQ(fake_->bytes_direct, size) << "cached or not, the aligned file went direct";
+}
+
+TEST_F(FallbackLimits, RequestsReadTheCoreLimitsAsOneTypedSnapshot)
+{
+    InitFourSlots();
+    fake_->core_keys_by_name = 0;
+    const size_t size = 512 * kKiB;
+    File f = OpenPatternFile("typed-limits", size, 78);
+    Buffer b(size, kDevice);
+    ASSERT_EQ(Read(f, b, 0, size, 0), static_cast<ssize_t>(size));
+    EXPECT_EQ(hf_test_pattern_check(b.data(), size, 0, 78), -1);
+    EXPECT_GT(fake_->core_limits_calls, 0);
+    EXPECT_EQ(fake_->core_keys_by_name, 0) << "no execution.* or properties.* look-up by name";
+}
+
+// A core that announces minor 5 before it fills core_limits still has its limits obeyed, read by
+// their dotted names (the kit's removable fallback).
+TEST_F(FallbackLimits, ACoreWithoutCoreLimitsIsReadByName)
+{
+    host_.core_limits = nullptr;
+    InitFourSlots();
+    const size_t size = 512 * kKiB;
+    File f = OpenPatternFile("limits-by-name", size, 79);
+    Buffer b(size, kPageable);
+    SetConfig("execution.max_request_parallelism", 2);
+    ASSERT_EQ(Read(f, b, 0, size, 0), static_cast<ssize_t>(size));
+    EXPECT_EQ(fake_->parallel_tasks, 2);
+    EXPECT_EQ(fake_->core_limits_calls, 0);
+    EXPECT_GT(fake_->core_keys_by_name, 0);
 }
 
 } // namespace

@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
+#include <set>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -40,8 +41,7 @@ TEST_F(FallbackPlugin, OpsTableDescribesTheFallback)
     EXPECT_EQ(ops_->abi_minor, HF_BACKEND_ABI_MINOR);
     EXPECT_EQ(ops_->struct_size, sizeof(hf_backend_ops));
     EXPECT_STREQ(ops_->name, "fallback");
-    EXPECT_EQ(ops_->caps,
-              HF_CAP_READ | HF_CAP_WRITE | HF_CAP_DEVICE_MEM | HF_CAP_HOST_MEM | HF_CAP_COMPAT);
+    EXPECT_EQ(ops_->caps, HF_CAP_READ | HF_CAP_WRITE | HF_CAP_COMPAT);
     EXPECT_NE(ops_->init, nullptr);
     EXPECT_NE(ops_->fini, nullptr);
     EXPECT_NE(ops_->probe, nullptr);
@@ -59,6 +59,28 @@ TEST_F(FallbackPlugin, EntryLowersANewerCoreMinorToItsOwn)
     EXPECT_EQ(ops, ops_);
 }
 
+TEST_F(FallbackPlugin, OpsTableDeclaresEveryKeyOfTheGroup)
+{
+    ASSERT_EQ(ops_->setting_count, 11u);
+    std::set<std::string> keys;
+    for (unsigned i = 0; i < ops_->setting_count; i++)
+        keys.insert(ops_->settings[i].key);
+    EXPECT_EQ(keys,
+              (std::set<std::string>{"chunk_size_kb", "staging_slots_per_device",
+                                     "split_threshold_kb", "inline_max_kb", "tail_window_kb",
+                                     "direct_io", "bounce_host_accessible", "pipeline_reads",
+                                     "pipeline_max_kb", "pipeline_piece_kb", "pipeline_block_kb"}));
+}
+
+TEST_F(FallbackPlugin, EntryRefusesACoreOlderThanMinorFive)
+{
+    const hf_backend_ops *ops = nullptr;
+    uint32_t minor = 4;
+    host_.abi_minor = 4;
+    EXPECT_EQ(Plugin().entry(&host_, &minor, &ops), -EINVAL);
+    EXPECT_EQ(ops, nullptr);
+}
+
 TEST_F(FallbackPlugin, EntryRejectsNullArguments)
 {
     const hf_backend_ops *ops = nullptr;
@@ -72,7 +94,7 @@ TEST_F(FallbackPlugin, OnlyTheEntrySymbolIsExported)
     void *handle = Plugin().handle;
     EXPECT_NE(dlsym(handle, HF_BACKEND_ENTRY_SYMBOL), nullptr);
     for (const char *name :
-         {"fallback_transfer", "fallback_ops", "hf_staging_pool_create", "hf_staging_pool_take",
+         {"fallback_transfer", "fallback_ops", "hfp_staging_pool_create", "hfp_staging_pool_take",
           "hf_fallback_transfer", "hf_fallback_piece_run", "hf_fallback_staged_run",
           "hf_fallback_window_read", "hf_fallback_settings_read"})
         EXPECT_EQ(dlsym(handle, name), nullptr) << name << " is exported";
@@ -96,6 +118,14 @@ TEST_F(FallbackPlugin, InitRejectsAHostWithoutGpuTable)
 TEST_F(FallbackPlugin, InitRejectsAHostWithoutSystemCalls)
 {
     host_.sys = nullptr;
+    void *backend = nullptr;
+    EXPECT_EQ(ops_->init(&host_, &backend), -EINVAL);
+    EXPECT_TRUE(LogHas(HF_LOG_ERROR, "host table"));
+}
+
+TEST_F(FallbackPlugin, InitRejectsACoreOlderThanMinorFive)
+{
+    host_.abi_minor = 4;
     void *backend = nullptr;
     EXPECT_EQ(ops_->init(&host_, &backend), -EINVAL);
     EXPECT_TRUE(LogHas(HF_LOG_ERROR, "host table"));
@@ -138,19 +168,6 @@ TEST_F(FallbackPlugin, ScoreReasonSaysStagingWhenHostAccessibleDeviceMemoryIsBou
     EXPECT_GT(Score(f, b.Info(), &reason), 0);
     ASSERT_NE(reason, nullptr);
     EXPECT_NE(std::string(reason).find("staging"), std::string::npos) << reason;
-}
-
-TEST_F(FallbackPlugin, ScoreRefusesArrayMemoryWithAReason)
-{
-    Init();
-    File f = OpenPatternFile("score-array", 4096, 1);
-    Buffer b(4096, kDevice);
-    hf_buf_info info = b.Info();
-    info.mem_type = HF_MEM_ARRAY;
-    const char *reason = nullptr;
-    EXPECT_LT(Score(f, info, &reason), 0);
-    ASSERT_NE(reason, nullptr);
-    EXPECT_NE(std::string(reason).find("array"), std::string::npos) << reason;
 }
 
 TEST_F(FallbackPlugin, ScoreRefusesAFileWithoutDescriptor)
@@ -209,7 +226,7 @@ TEST_P(FallbackRandomIo, RandomReadsReturnExactlyTheFileBytes)
         size_t size = RandomSize(rng, file_size + 8 * kKiB);
         uint64_t file_offset = rng() % (file_size + 8 * kKiB);
         if (rng() % 4 == 0)
-            file_offset = hf_align_down(file_offset, 4096);
+            file_offset = hfp_align_down(file_offset, 4096);
         size_t buf_offset = rng() % 3 == 0 ? 0 : rng() % 8192;
         Buffer b(buf_offset + size + rng() % 100, kind);
         size_t expected =
@@ -953,19 +970,30 @@ TEST_P(FallbackBadInteger, IsLoggedAndReplacedByTheDefault)
 INSTANTIATE_TEST_SUITE_P(
     Values, FallbackBadInteger,
     ::testing::Values(
-        BadInteger{"chunk_size_kb", 0, 0}, BadInteger{"chunk_size_kb", 0, -4},
-        BadInteger{"chunk_size_kb", 0, 6}, BadInteger{"chunk_size_kb", 0, 1024 * 1024 + 4},
+        BadInteger{"chunk_size_kb", 0, -4}, BadInteger{"chunk_size_kb", 0, 6},
+        BadInteger{"chunk_size_kb", 0, 1024 * 1024 + 4},
         BadInteger{"chunk_size_kb", 0, int64_t{1} << 40}, BadInteger{"chunk_size_kb", -EINVAL, 0},
         BadInteger{"staging_slots_per_device", 0, 0}, BadInteger{"staging_slots_per_device", 0, -1},
         BadInteger{"staging_slots_per_device", 0, 1025},
-        BadInteger{"staging_slots_per_device", -EINVAL, 0}, BadInteger{"split_threshold_kb", 0, 0},
-        BadInteger{"split_threshold_kb", 0, 10},
+        BadInteger{"staging_slots_per_device", -EINVAL, 0}, BadInteger{"split_threshold_kb", 0, 10},
         BadInteger{"split_threshold_kb", 0, 2 * 1024 * 1024},
         BadInteger{"split_threshold_kb", -EINVAL, 0}, BadInteger{"inline_max_kb", 0, -1},
         BadInteger{"inline_max_kb", 0, 2 * 1024 * 1024}, BadInteger{"inline_max_kb", -EINVAL, 0}),
     [](const ::testing::TestParamInfo<BadInteger> &info) {
         return std::string(info.param.key) + "_" + std::to_string(info.index);
     });
+
+// 0 is the declared default of both keys: it follows the core's per_buffer_cache_size_kb and
+// min_io_threshold_size_kb, whether the key is unset or the core answers it with the default.
+TEST_F(FallbackPlugin, ZeroChunkSizeAndSplitThresholdFollowTheCore)
+{
+    SetConfig("chunk_size_kb", 0);
+    SetConfig("split_threshold_kb", 0);
+    Init();
+    EXPECT_FALSE(LogHas(HF_LOG_WARN, "using the default"));
+    EXPECT_TRUE(LogHas(HF_LOG_INFO, "chunks of 4096 KiB; up to 16 staging slots per GPU"));
+    EXPECT_TRUE(LogHas(HF_LOG_INFO, "requests over 1024 KiB split into pieces of at least 1024"));
+}
 
 TEST_F(FallbackPlugin, BadDirectIoValueIsLoggedAndAutoUsed)
 {
@@ -1007,18 +1035,18 @@ TEST_F(FallbackPlugin, BounceHostAccessibleOfAnotherTypeIsLoggedAndFalseUsed)
 
 TEST(PluginAlign, RoundsToPowerOfTwoGranules)
 {
-    EXPECT_TRUE(hf_align_is_pow2(4096));
-    EXPECT_FALSE(hf_align_is_pow2(0));
-    EXPECT_FALSE(hf_align_is_pow2(12288));
-    EXPECT_EQ(hf_align_down(12345, 4096), 12288u);
-    EXPECT_EQ(hf_align_up(12345, 4096), 16384u);
-    EXPECT_EQ(hf_align_up(8192, 4096), 8192u);
-    EXPECT_EQ(hf_align_down(8192, 4096), 8192u);
-    EXPECT_TRUE(hf_align_is_aligned(1u << 20, 512));
-    EXPECT_FALSE(hf_align_is_aligned(1000, 512));
+    EXPECT_TRUE(hfp_align_is_pow2(4096));
+    EXPECT_FALSE(hfp_align_is_pow2(0));
+    EXPECT_FALSE(hfp_align_is_pow2(12288));
+    EXPECT_EQ(hfp_align_down(12345, 4096), 12288u);
+    EXPECT_EQ(hfp_align_up(12345, 4096), 16384u);
+    EXPECT_EQ(hfp_align_up(8192, 4096), 8192u);
+    EXPECT_EQ(hfp_align_down(8192, 4096), 8192u);
+    EXPECT_TRUE(hfp_align_is_aligned(1u << 20, 512));
+    EXPECT_FALSE(hfp_align_is_aligned(1000, 512));
     alignas(64) char bytes[128];
-    EXPECT_TRUE(hf_align_ptr_is_aligned(bytes, 64));
-    EXPECT_FALSE(hf_align_ptr_is_aligned(bytes + 1, 2));
+    EXPECT_TRUE(hfp_align_ptr_is_aligned(bytes, 64));
+    EXPECT_FALSE(hfp_align_ptr_is_aligned(bytes + 1, 2));
 }
 
 } // namespace

@@ -320,10 +320,24 @@ TEST_F(FastpathPlugin, OpsTableDescribesADirectBackendForDeviceMemory)
     EXPECT_EQ(ops_->magic, HF_BACKEND_MAGIC);
     EXPECT_STREQ(ops_->name, "fastpath");
     EXPECT_EQ(ops_->abi_minor, HF_BACKEND_ABI_MINOR);
-    EXPECT_EQ(ops_->caps, HF_CAP_READ | HF_CAP_WRITE | HF_CAP_DEVICE_MEM | HF_CAP_DIRECT);
+    EXPECT_EQ(ops_->caps, HF_CAP_READ | HF_CAP_WRITE | HF_CAP_DIRECT);
     for (const char *name : {"fastpath_ops", "hf_fastpath_ais_transfer",
                              "hf_fastpath_coherent_transfer", "hf_fastpath_settings_read"})
         EXPECT_EQ(dlsym(handle_, name), nullptr) << name << " is exported";
+}
+
+TEST_F(FastpathPlugin, DeclaresUnsupportedFileSystemsWithItsEnvironmentVariable)
+{
+    EXPECT_EQ(ops_->setting_count, 7u);
+    const hf_setting_decl *found = nullptr;
+    for (unsigned i = 0; i < ops_->setting_count; i++) {
+        if (std::string(ops_->settings[i].key) == "unsupported_file_systems")
+            found = &ops_->settings[i];
+    }
+    ASSERT_NE(found, nullptr);
+    EXPECT_EQ(found->type, HF_DECL_BOOL);
+    EXPECT_EQ(found->default_int, 0);
+    EXPECT_STREQ(found->env, "HIPFILE_UNSUPPORTED_FILE_SYSTEMS");
 }
 
 // ---- The coherent-memory engine ---------------------------------------------------------------
@@ -465,7 +479,7 @@ TEST_F(FastpathPlugin, LongReadsAskThePageCacheAgainEvery4MiB)
     EXPECT_EQ(fake_->bytes_direct, size / 2);
 }
 
-TEST_F(FastpathPlugin, ACacheThatCannotBeAskedIsTakenAsColdAndAHostWithoutPreadv2IsNotAsked)
+TEST_F(FastpathPlugin, ACacheThatCannotBeAskedIsTakenAsColdAndAHostWithoutPreadv2IsRefused)
 {
     Coherent();
     Init();
@@ -479,17 +493,14 @@ TEST_F(FastpathPlugin, ACacheThatCannotBeAskedIsTakenAsColdAndAHostWithoutPreadv
     EXPECT_EQ(hf_test_pattern_check(b.data(), 256 * 1024, 0, kSeed), -1);
     EXPECT_EQ(fake_->bytes_direct, 256u * 1024);
 
-    // A core older than preadv2 in the table (ABI minor 0 layout): straight to O_DIRECT.
+    // A core older than preadv2 in the table (ABI minor 0 layout): fastpath needs minor 5.
     ops_->fini(backend_);
+    backend_ = nullptr;
     sys_.struct_size = offsetof(hf_sys_ops, preadv2);
-    Init();
-    fake_->cache_answer = CacheAnswer::kKernel;
-    fake_->preadv2_calls = 0;
-    fake_->bytes_direct = 0;
-    ASSERT_EQ(Serve(req), 256 * 1024);
-    EXPECT_EQ(hf_test_pattern_check(b.data(), 256 * 1024, 0, kSeed), -1);
-    EXPECT_EQ(fake_->preadv2_calls, 0);
-    EXPECT_EQ(fake_->bytes_direct, 256u * 1024);
+    void *backend = nullptr;
+    EXPECT_EQ(ops_->init(&host_, &backend), -EINVAL);
+    EXPECT_EQ(backend, nullptr);
+    EXPECT_TRUE(LogHas(HF_LOG_ERROR, "host table"));
 }
 
 TEST_F(FastpathPlugin, AlignedWriteFromCoherentDeviceMemoryLandsInTheFile)
@@ -834,7 +845,7 @@ TEST_F(FastpathPlugin, HostMemoryFilesWithoutODirectAndTheSwitchAreDeclined)
     std::string reason;
     hf_io_request req = Request(HF_IO_READ, &file, &host_buf, 0, 4096, 0);
     EXPECT_LT(Score(req, &reason), 0);
-    EXPECT_NE(reason.find("not device memory"), std::string::npos) << reason;
+    EXPECT_NE(reason.find("memory of no GPU"), std::string::npos) << reason;
     req = Request(HF_IO_READ, &plain_file, &dev_buf, 0, 4096, 0);
     EXPECT_LT(Score(req, &reason), 0);
     EXPECT_NE(reason.find("no O_DIRECT descriptor"), std::string::npos) << reason;

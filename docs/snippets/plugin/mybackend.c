@@ -1,17 +1,23 @@
 /* mybackend: the smallest useful backend, from plugins.rst and howto/write-a-plugin.rst. */
 #include <errno.h>
-#include <hipfile/backend.h>
+#include <hipfile/plugin_kit.h>
+
+static const struct hf_setting_decl mine_settings[] = {
+    {HFP_INT_SETTING("queue_depth", 32, 1, 1024, "requests", "reads in flight")},
+};
 
 struct mine {
     const struct hf_host_api *host;
+    int64_t queue_depth;
 };
 static struct mine mine;
 
 static int mine_init(const struct hf_host_api *host, void **backend_p)
 {
     mine.host = host;
+    int rc = hfp_config_int(host, &mine_settings[0], &mine.queue_depth);
     *backend_p = &mine;
-    return 0;
+    return rc;
 }
 
 static void mine_fini(void *backend)
@@ -45,25 +51,14 @@ static ssize_t mine_read(void *backend, const struct hf_io_request *req)
 }
 
 static const struct hf_backend_ops mine_ops = {
-    .magic = HF_BACKEND_MAGIC,
-    .abi_major = HF_BACKEND_ABI_MAJOR,
-    .abi_minor = HF_BACKEND_ABI_MINOR,
-    .struct_size = sizeof(struct hf_backend_ops),
-    .name = "mybackend",
-    .caps = HF_CAP_READ | HF_CAP_HOST_MEM,
+    HFP_OPS_HEADER("mybackend"), /* magic, ABI version, struct size, name */
+    .caps = HF_CAP_READ,
     .init = mine_init,
     .fini = mine_fini,
     .probe = mine_probe,
     .score = mine_score,
     .read = mine_read,
+    HFP_OPS_SETTINGS(mine_settings),
 };
 
-HF_BACKEND_EXPORT int hf_backend_entry_v1(const struct hf_host_api *host, uint32_t *minor_inout,
-                                          const struct hf_backend_ops **ops_p)
-{
-    (void)host;
-    if (*minor_inout > HF_BACKEND_ABI_MINOR)
-        *minor_inout = HF_BACKEND_ABI_MINOR;
-    *ops_p = &mine_ops;
-    return 0;
-}
+HFP_BACKEND_ENTRY(mine_ops, 5)
