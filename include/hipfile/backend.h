@@ -76,10 +76,10 @@ enum hf_mem_type {
 };
 
 /**
- * Capability bits in hf_backend_ops.caps: the directions a backend serves and whether it is a
- * direct path. Which memory and which files it accepts is stated once, in the manifest's
- * <requirements>; the selector never offers a backend a request outside them, so score() need
- * not check them again.
+ * Capability bits in hf_backend_ops.caps: the directions a backend serves and which kind of path
+ * it is (direct, or the compatibility path). Which memory and which files it accepts is stated
+ * once, in the manifest's <requirements>; the selector never offers a backend a request outside
+ * them, so score() need not check them again.
  */
 enum hf_backend_caps {
     HF_CAP_READ = 1u << 0,  /**< serves reads */
@@ -89,7 +89,7 @@ enum hf_backend_caps {
     /** Ignored since ABI minor 5: the manifest's <memory> list says which memory is taken. */
     HF_CAP_HOST_MEM = 1u << 3,
     HF_CAP_DIRECT = 1u << 4, /**< a direct path: no host bounce buffer */
-    /** Ignored since ABI minor 5: a backend without HF_CAP_DIRECT is a bounce path. */
+    /** The compatibility (POSIX) path, which properties.compat_mode allows, forces or forbids. */
     HF_CAP_COMPAT = 1u << 5,
 };
 

@@ -222,38 +222,11 @@ static inline int hfp_config_string(const struct hf_host_api *host,
 }
 
 /**
- * REMOVABLE once every core fills hf_host_api.core_limits: reads the same values by their dotted
- * names, as cores that announce ABI minor 5 without core_limits still answer them. A value the core
- * does not answer is left as hfp_core_limits set it (no limit).
- */
-static inline void hfp_core_limits_by_name(const struct hf_host_api *host,
-                                           struct hf_core_limits *lim)
-{
-    bool flag;
-    int64_t number;
-    if (host->config_bool(host, "execution.parallel_io", &flag) == 0)
-        lim->parallel_io = flag;
-    if (host->config_bool(host, "properties.force_odirect_mode", &flag) == 0)
-        lim->force_odirect_mode = flag;
-    if (host->config_int(host, "execution.max_request_parallelism", &number) == 0 && number >= 0 &&
-        number <= UINT32_MAX)
-        lim->max_request_parallelism = (uint32_t)number;
-    if (host->config_int(host, "execution.min_io_threshold_size_kb", &number) == 0 && number >= 0)
-        lim->min_io_threshold_size_kb = (uint64_t)number;
-    if (host->config_int(host, "properties.per_buffer_cache_size_kb", &number) == 0 && number >= 0)
-        lim->per_buffer_cache_size_kb = (uint64_t)number;
-    if (host->config_int(host, "properties.max_device_cache_size_kb", &number) == 0 && number >= 0)
-        lim->max_device_cache_size_kb = (uint64_t)number;
-    if (host->config_int(host, "properties.max_device_pinned_mem_size_kb", &number) == 0 &&
-        number >= 0)
-        lim->max_device_pinned_mem_size_kb = (uint64_t)number;
-}
-
-/**
- * The core settings a backend obeys, as they are now: host->core_limits when the core fills it.
- * Members the core cannot tell read as no limit: parallel_io true, force_odirect_mode false,
- * max_request_parallelism 0, the three *_size_kb caps UINT64_MAX, and min_io_threshold_size_kb
- * and per_buffer_cache_size_kb 0 (the backend's own default applies).
+ * The core settings a backend obeys, as they are now (host->core_limits, which every core of ABI
+ * minor 5 fills and HFP_BACKEND_ENTRY requires). Members a core's struct lacks read as no limit:
+ * parallel_io true, force_odirect_mode false, max_request_parallelism 0, the two device caps
+ * UINT64_MAX, and min_io_threshold_size_kb and per_buffer_cache_size_kb 0 (the backend's own
+ * default applies).
  */
 static inline void hfp_core_limits(const struct hf_host_api *host, struct hf_core_limits *lim_p)
 {
@@ -264,10 +237,7 @@ static inline void hfp_core_limits(const struct hf_host_api *host, struct hf_cor
     lim.parallel_io = true;
     lim.max_device_cache_size_kb = UINT64_MAX;
     lim.max_device_pinned_mem_size_kb = UINT64_MAX;
-    if (host->abi_minor >= 5 && host->core_limits != NULL)
-        host->core_limits(host, &lim);
-    else
-        hfp_core_limits_by_name(host, &lim);
+    host->core_limits(host, &lim);
     *lim_p = lim;
 }
 

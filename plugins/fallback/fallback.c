@@ -208,10 +208,6 @@ static int fallback_stream_prepare(void *backend, int device)
 
 static const struct hf_backend_ops fallback_ops = {
     HFP_OPS_HEADER("fallback"),
-    /*
-     * HF_CAP_COMPAT is removable: since ABI minor 5 a backend without HF_CAP_DIRECT is the bounce
-     * path, but this tree's selector still picks compat-mode candidates by the bit.
-     */
     .caps = HF_CAP_READ | HF_CAP_WRITE | HF_CAP_COMPAT,
     .init = fallback_init,
     .fini = fallback_fini,

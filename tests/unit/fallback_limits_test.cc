@@ -280,20 +280,4 @@ TEST_F(FallbackLimits, RequestsReadTheCoreLimitsAsOneTypedSnapshot)
     EXPECT_EQ(fake_->core_keys_by_name, 0) << "no execution.* or properties.* look-up by name";
 }
 
-// A core that announces minor 5 before it fills core_limits still has its limits obeyed, read by
-// their dotted names (the kit's removable fallback).
-TEST_F(FallbackLimits, ACoreWithoutCoreLimitsIsReadByName)
-{
-    host_.core_limits = nullptr;
-    InitFourSlots();
-    const size_t size = 512 * kKiB;
-    File f = OpenPatternFile("limits-by-name", size, 79);
-    Buffer b(size, kPageable);
-    SetConfig("execution.max_request_parallelism", 2);
-    ASSERT_EQ(Read(f, b, 0, size, 0), static_cast<ssize_t>(size));
-    EXPECT_EQ(fake_->parallel_tasks, 2);
-    EXPECT_EQ(fake_->core_limits_calls, 0);
-    EXPECT_GT(fake_->core_keys_by_name, 0);
-}
-
 } // namespace

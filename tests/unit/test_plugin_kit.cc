@@ -304,25 +304,4 @@ TEST_F(PluginKit, CoreLimitsComeFromTheHostWhenItFillsThem)
     EXPECT_EQ(lim.max_device_pinned_mem_size_kb, UINT64_MAX);
 }
 
-TEST_F(PluginKit, CoreLimitsAreReadByNameFromACoreWithoutCoreLimits)
-{
-    host_.core_limits = nullptr;
-    g_bools["execution.parallel_io"] = {0, false};
-    g_bools["properties.force_odirect_mode"] = {0, true};
-    g_ints["execution.max_request_parallelism"] = {0, 3};
-    g_ints["execution.min_io_threshold_size_kb"] = {0, 256};
-    g_ints["properties.per_buffer_cache_size_kb"] = {0, 8};
-    g_ints["properties.max_device_cache_size_kb"] = {0, 4096};
-    hf_core_limits lim{};
-    hfp_core_limits(&host_, &lim);
-    EXPECT_EQ(lim.struct_size, sizeof(lim));
-    EXPECT_FALSE(lim.parallel_io);
-    EXPECT_TRUE(lim.force_odirect_mode);
-    EXPECT_EQ(lim.max_request_parallelism, 3u);
-    EXPECT_EQ(lim.min_io_threshold_size_kb, 256u);
-    EXPECT_EQ(lim.per_buffer_cache_size_kb, 8u);
-    EXPECT_EQ(lim.max_device_cache_size_kb, 4096u);
-    EXPECT_EQ(lim.max_device_pinned_mem_size_kb, UINT64_MAX) << "unanswered: no limit";
-}
-
 } // namespace
