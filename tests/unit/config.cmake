@@ -1,5 +1,5 @@
-# The settings table, the config file and environment (core/config.c, core/settings.c), the
-# parameter API (core/params.c) and hipFileDriverGetProperties (core/properties.c).
+# The settings table, the config file and environment (core/config/config.c, core/config/settings.c), the
+# parameter API (core/config/params.c) and hipFileDriverGetProperties (core/properties.c).
 hf_add_gtest(NAME unit_config INTERNAL
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_config.cc)
 target_include_directories(unit_config PRIVATE ${PROJECT_SOURCE_DIR}/core)
@@ -24,3 +24,9 @@ hf_add_gtest(NAME unit_config_reference INTERNAL
 target_include_directories(unit_config_reference PRIVATE ${PROJECT_SOURCE_DIR}/core)
 target_compile_definitions(unit_config_reference PRIVATE
   HF_TEST_CONFIG_PAGE="${PROJECT_SOURCE_DIR}/docs/configuration.rst")
+
+# Keys plugins declare for their groups (core/config/config_declared.c), through
+# hf_config_declare_plugin_settings and the listing hipfile-check and the docs use.
+hf_add_gtest(NAME unit_config_declared INTERNAL
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_config_declared.cc)
+target_include_directories(unit_config_declared PRIVATE ${PROJECT_SOURCE_DIR}/core)

@@ -1,7 +1,7 @@
 // docs/configuration.rst carries the reference of every setting between two marker comments: one
 // entry per key, grouped by its first dotted part, each giving its type, default, accepted values,
 // environment variable, parameter and whether it is live. This test renders the same block from
-// the settings table in core/settings.c and fails when the two differ, so the page and the code
+// the settings table in core/config/settings.c and fails when the two differ, so the page and the code
 // cannot drift. With HF_UPDATE_DOCS=1 in the environment it rewrites the block in the page instead.
 #include <cstdlib>
 #include <fstream>
@@ -19,7 +19,7 @@ extern "C" {
 namespace
 {
 
-const char kBegin[] = ".. settings-table-begin (generated from core/settings.c; see below)\n";
+const char kBegin[] = ".. settings-table-begin (generated from core/config/settings.c; see below)\n";
 const char kEnd[] = ".. settings-table-end\n";
 
 // The parameter enums' names in declaration order, which is the interface (API.md 3.8).
@@ -187,7 +187,7 @@ TEST(ConfigReference, PageTableMatchesTheSettingsTable)
         std::ofstream(HF_TEST_CONFIG_PAGE) << page;
         GTEST_SKIP() << "rewrote the table in " << HF_TEST_CONFIG_PAGE;
     }
-    EXPECT_EQ(current, expected) << "docs/configuration.rst no longer matches core/settings.c; "
+    EXPECT_EQ(current, expected) << "docs/configuration.rst no longer matches core/config/settings.c; "
                                     "run this test with HF_UPDATE_DOCS=1 to regenerate the block";
 }
 

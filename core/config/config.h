@@ -142,6 +142,9 @@ int hf_config_plugin_priority(const char *name, int *priority_p);
 /**
  * Integer @p key ("queue_depth", or a dotted path inside the group) from the top-level group named
  * after @p plugin; -ENOENT when unset, -EINVAL on a type mismatch (logged with file and line).
+ * For a plugin that declared its keys (hf_config_declare_plugin_settings): a declared key's
+ * value, or its default when unset; -ENOENT for a key it did not declare. The same holds for
+ * hf_config_plugin_bool and hf_config_plugin_string.
  */
 int hf_config_plugin_int(const char *plugin, const char *key, int64_t *value_p);
 /** Boolean from plugin @p plugin's own group; -ENOENT when unset, -EINVAL on a type mismatch. */
@@ -160,5 +163,23 @@ struct hf_setting_decl;
  */
 int hf_config_declare_plugin_settings(const char *plugin, const struct hf_setting_decl *decls,
                                       unsigned count);
+
+/** One key a plugin declared, with its current value and where the value came from. */
+struct hf_config_declared_setting {
+    const struct hf_setting_decl *decl; /**< the plugin's declaration */
+    /** The declaration as a row of the core's shape ("plugin.key"), for hf_setting_describe. */
+    const struct hf_setting *row;
+    int64_t num;                   /**< value of an int or bool (0/1) key */
+    const char *text;              /**< value of a string key; NULL when it has no default */
+    enum hf_setting_origin origin; /**< HF_ORIGIN_DEFAULT, HF_ORIGIN_FILE or HF_ORIGIN_ENV */
+    const char *where;             /**< "file:line" or the variable's name; NULL for the default */
+};
+
+/**
+ * Declared key number @p index of plugin @p plugin, in the order of its table, into *out. Returns
+ * 0, -ENOENT past the last key, or -ESRCH when the plugin declared no table.
+ */
+int hf_config_declared_at(const char *plugin, unsigned index,
+                          struct hf_config_declared_setting *out);
 
 #endif

@@ -441,16 +441,6 @@ int hf_config_plugin_priority(const char *name, int *priority_p)
     return -ENOENT;
 }
 
-/* Table rows that live in a plugin's group (fastpath.unsupported_file_systems). */
-static const struct hf_setting *plugin_row(const char *plugin, const char *key)
-{
-    char dotted[HF_SETTING_KEY_MAX];
-    if (plugin == NULL || key == NULL ||
-        snprintf(dotted, sizeof(dotted), "%s.%s", plugin, key) >= (int)sizeof(dotted))
-        return NULL;
-    return hf_setting_find(dotted);
-}
-
 /*
  * A core setting a backend may read through its host API: the key starts with a core group
  * ("properties.max_device_cache_size_kb"), so it can never name a key of the backend's own group.
@@ -471,11 +461,13 @@ static const struct hf_setting *core_row(const char *key)
     return s != NULL && s->type != HF_TYPE_LIST && s->type != HF_TYPE_MAP ? s : NULL;
 }
 
-/* Table rows a backend reaches: its own (fastpath.unsupported_file_systems) or the core's. */
-static const struct hf_setting *backend_row(const char *plugin, const char *key)
+/* A plugin read its own declared key with the wrong function: its table and code disagree. */
+static int declared_type_error(const struct hf_setting *row, const char *expected)
 {
-    const struct hf_setting *s = plugin_row(plugin, key);
-    return s != NULL ? s : core_row(key);
+    char declared[256];
+    hf_error("%s is declared as %s; it cannot be read as %s", row->key,
+             hf_setting_describe(row, declared, sizeof(declared)), expected);
+    return -EINVAL;
 }
 
 static int plugin_type_error(const char *plugin, const char *key, const config_setting_t *cs,
@@ -492,11 +484,22 @@ static int plugin_type_error(const char *plugin, const char *key, const config_s
 
 int hf_config_plugin_int(const char *plugin, const char *key, int64_t *value_p)
 {
-    const struct hf_setting *s = backend_row(plugin, key);
+    const struct hf_setting *s = core_row(key);
     if (s != NULL) {
         if (s->type != HF_TYPE_INT && s->type != HF_TYPE_ENUM)
             return plugin_type_error(plugin, key, NULL, NULL, "an integer");
         *value_p = hf_setting_int(hf_setting_id_of(s));
+        return 0;
+    }
+    const struct hf_setting *row;
+    const struct hf_config_declared_value *v;
+    int declared = hf_config_declared_find(plugin, key, &row, &v);
+    if (declared == -ENOENT)
+        return -ENOENT;
+    if (declared == 0) {
+        if (row->type != HF_TYPE_INT)
+            return declared_type_error(row, "an integer");
+        *value_p = v->num;
         return 0;
     }
     const struct hf_config_state *state;
@@ -512,11 +515,22 @@ int hf_config_plugin_int(const char *plugin, const char *key, int64_t *value_p)
 
 int hf_config_plugin_bool(const char *plugin, const char *key, bool *value_p)
 {
-    const struct hf_setting *s = backend_row(plugin, key);
+    const struct hf_setting *s = core_row(key);
     if (s != NULL) {
         if (s->type != HF_TYPE_BOOL)
             return plugin_type_error(plugin, key, NULL, NULL, "true or false");
         *value_p = hf_setting_bool(hf_setting_id_of(s));
+        return 0;
+    }
+    const struct hf_setting *row;
+    const struct hf_config_declared_value *v;
+    int declared = hf_config_declared_find(plugin, key, &row, &v);
+    if (declared == -ENOENT)
+        return -ENOENT;
+    if (declared == 0) {
+        if (row->type != HF_TYPE_BOOL)
+            return declared_type_error(row, "true or false");
+        *value_p = v->num != 0;
         return 0;
     }
     const struct hf_config_state *state;
@@ -531,11 +545,22 @@ int hf_config_plugin_bool(const char *plugin, const char *key, bool *value_p)
 
 int hf_config_plugin_string(const char *plugin, const char *key, const char **value_p)
 {
-    const struct hf_setting *s = backend_row(plugin, key);
+    const struct hf_setting *s = core_row(key);
     if (s != NULL) {
         if (s->type != HF_TYPE_STRING && s->type != HF_TYPE_ENUM)
             return plugin_type_error(plugin, key, NULL, NULL, "a string");
         *value_p = hf_setting_string(hf_setting_id_of(s));
+        return 0;
+    }
+    const struct hf_setting *row;
+    const struct hf_config_declared_value *v;
+    int declared = hf_config_declared_find(plugin, key, &row, &v);
+    if (declared == -ENOENT)
+        return -ENOENT;
+    if (declared == 0) {
+        if (row->type != HF_TYPE_STRING && row->type != HF_TYPE_ENUM)
+            return declared_type_error(row, "a string");
+        *value_p = v->text;
         return 0;
     }
     const struct hf_config_state *state;
@@ -665,13 +690,4 @@ int hf_setting_set_string(enum hf_setting_id id, const char *value)
 out_unlock:
     hf_config_store_unlock();
     return rc;
-}
-
-int hf_config_declare_plugin_settings(const char *plugin, const struct hf_setting_decl *decls,
-                                      unsigned count)
-{
-    (void)plugin;
-    (void)decls;
-    (void)count;
-    return 0;
 }
