@@ -136,6 +136,8 @@ int hf_setting_set_string(enum hf_setting_id id, const char *value);
 size_t hf_config_plugin_enable_list(const char *const **names_p);
 /** Whether plugin @p name may be opened (plugins.enable; absent or empty list = all). */
 bool hf_config_plugin_enabled(const char *name);
+/** plugins.priority as loaded: its names into *names_p, their priorities into *values_p. */
+size_t hf_config_plugin_priorities(const char *const **names_p, const int **values_p);
 /** Configured priority of plugin @p name (plugins.priority.<name>); -ENOENT when not set. */
 int hf_config_plugin_priority(const char *name, int *priority_p);
 

@@ -427,6 +427,14 @@ bool hf_config_plugin_enabled(const char *name)
     return false;
 }
 
+size_t hf_config_plugin_priorities(const char *const **names_p, const int **values_p)
+{
+    const struct hf_config_state *state = atomic_load(&current_state);
+    *names_p = state != NULL ? state->priority_name : NULL;
+    *values_p = state != NULL ? state->priority_value : NULL;
+    return state != NULL ? state->priority_count : 0;
+}
+
 int hf_config_plugin_priority(const char *name, int *priority_p)
 {
     const struct hf_config_state *state = atomic_load(&current_state);
