@@ -233,6 +233,20 @@ HostBufferNeedsSystemMemory)
     expect_out "memory type: *pinned host"
     expect_out "would be served by: *fallback"
     ;;
+PluginSettingsAreListedPerBackend)
+    # Each loaded backend gets an entry: its declared keys with value, source and help, or none
+    # when it declares no table (a plugin built before ABI minor 5 reads its group undeclared).
+    export HIPFILE_CONFIG=$(plugin_dir_config "$PLUGIN_DIR")
+    printf 'execution = {\n  max_io_threads = 3;\n};\n' >>"$HIPFILE_CONFIG"
+    run 0
+    expect_out "Plugin settings (key, value, where the value came from)"
+    expect_out "^  - fallback"
+    run 0 --json
+    json_check '[p["plugin"] for p in d["plugin_settings"]] == [b["name"] for b in d["backends"]]' \
+        'all(bool(p["keys"]) == p["declared"] for p in d["plugin_settings"] if not p["declared"])' \
+        'all(k["key"].startswith(p["plugin"] + ".") and k["type"] in ("integer", "boolean", "string") and k["source"] and k["help"] for p in d["plugin_settings"] for k in p["keys"])' \
+        '{"value": 3, "source": "config file", "where": "'"$HIPFILE_CONFIG"':5"}.items() <= next(s for s in d["settings"] if s["key"] == "execution.max_io_threads").items()'
+    ;;
 BadOptionsExitTwo)
     head -c 4096 /dev/zero >"$WORK/data"
     run 2 --no-such-option

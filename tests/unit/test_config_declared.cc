@@ -8,12 +8,15 @@
 
 #include <gtest/gtest.h>
 
+#include <hipfile.h>
+
 #include "config_fixture.h"
 
 extern "C" {
 #include <hipfile/backend.h>
 
 #include "config.h"
+#include "introspect.h"
 #include "settings.h"
 }
 
@@ -242,6 +245,37 @@ TEST_F(DeclaredTest, ListingGivesEveryKeyInTheTablesOrder)
     EXPECT_EQ(kDemoCount, n);
     EXPECT_EQ(-ENOENT, hf_config_declared_at("demo", n, &entry));
     EXPECT_EQ(-ESRCH, hf_config_declared_at("fallback", 0, &entry));
+}
+
+TEST_F(DeclaredTest, TheToolsListingShowsValueSourceAndHelp)
+{
+    setenv("HIPFILE_TEST_DEMO_ENGINE", "uring", 1);
+    ASSERT_EQ(0, LoadText("demo = {\n  depth = 8;\n};\n"));
+    ASSERT_EQ(0, Declare());
+    hf_introspect_plugin_key key{};
+    ASSERT_EQ(0, hf_introspect_plugin_key_at("demo", 0, &key));
+    EXPECT_STREQ("demo.depth", key.key);
+    EXPECT_STREQ("integer", key.type);
+    EXPECT_STREQ("8", key.value);
+    EXPECT_STREQ("requests", key.unit);
+    EXPECT_EQ(HF_INTROSPECT_ORIGIN_FILE, key.origin);
+    EXPECT_EQ(config_path_ + ":2", key.where ? key.where : "");
+    EXPECT_STREQ("an integer from 1 to 64 (requests)", key.accepts);
+    EXPECT_STREQ("requests in flight", key.help);
+    ASSERT_EQ(0, hf_introspect_plugin_key_at("demo", 2, &key));
+    EXPECT_STREQ("boolean", key.type);
+    EXPECT_STREQ("true", key.value);
+    EXPECT_EQ(HF_INTROSPECT_ORIGIN_DEFAULT, key.origin);
+    ASSERT_EQ(0, hf_introspect_plugin_key_at("demo", 3, &key));
+    EXPECT_STREQ("\"uring\"", key.value);
+    EXPECT_EQ(HF_INTROSPECT_ORIGIN_ENV, key.origin);
+    EXPECT_STREQ("HIPFILE_TEST_DEMO_ENGINE", key.where);
+    EXPECT_STREQ("one of \"threads\", \"uring\"", key.accepts);
+    ASSERT_EQ(0, hf_introspect_plugin_key_at("demo", 4, &key));
+    EXPECT_STREQ("(none)", key.value) << "a string declared without a default";
+    EXPECT_EQ(-ENOENT, hf_introspect_plugin_key_at("demo", kDemoCount, &key));
+    EXPECT_EQ(-ESRCH, hf_introspect_plugin_key_at("fallback", 0, &key))
+        << "a plugin without a table is listed as declaring none";
 }
 
 TEST_F(DeclaredTest, PluginsWithATableAreNotReportedForKeysNeverRead)
