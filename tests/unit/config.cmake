@@ -18,12 +18,18 @@ hf_add_gtest(NAME unit_env INTERNAL
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_env.cc)
 target_include_directories(unit_env PRIVATE ${PROJECT_SOURCE_DIR}/core)
 
-# docs/configuration.rst's reference table, rendered from the settings table and compared.
+# docs/configuration.rst's reference table, rendered from the settings table and the keys the built
+# plugins declare, and compared.
 hf_add_gtest(NAME unit_config_reference INTERNAL
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_config_reference.cc)
 target_include_directories(unit_config_reference PRIVATE ${PROJECT_SOURCE_DIR}/core)
 target_compile_definitions(unit_config_reference PRIVATE
   HF_TEST_CONFIG_PAGE="${PROJECT_SOURCE_DIR}/docs/configuration.rst")
+foreach(_hf_plugin fallback fastpath nvme-passthru)
+  if(TARGET hipfile-plugin-${_hf_plugin})
+    add_dependencies(unit_config_reference hipfile-plugin-${_hf_plugin})
+  endif()
+endforeach()
 
 # Keys plugins declare for their groups (core/config/config_declared.c), through
 # hf_config_declare_plugin_settings and the listing hipfile-check and the docs use.
