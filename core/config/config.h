@@ -1,9 +1,14 @@
 /*
- * Settings: one table of every key (core/settings.h), fed in order by built-in defaults, the config
+ * Settings: one table of every key (settings.h), fed in order by built-in defaults, the config
  * file (libconfig), the environment and the parameter API. Top-level groups that are not the
  * core's own (log, gpu, plugins, properties, execution, profile, fs) belong to the plugin of that
- * name and are kept as parsed so backends can look up their own knobs; once the plugins are loaded,
- * keys no plugin read and groups no plugin owns are reported (hf_config_warn_unused).
+ * name. A plugin that declares its keys (hf_config_declare_plugin_settings) has its group checked
+ * against them and is answered from them; the groups of other plugins are kept as parsed for them
+ * to look up, and once the plugins are loaded, keys no plugin read and groups no plugin owns are
+ * reported (hf_config_warn_unused).
+ *
+ * This header (with settings.h, which it includes) is the whole of the configuration the rest of
+ * the core sees; the other headers of core/config/ are private to that folder.
  *
  * Reads never block: values are atomics, and every string handed out (setting values, plugin
  * group strings, the config path) stays valid for the life of the process, so I/O threads may read
@@ -102,7 +107,10 @@ const char *const *hf_config_search_path(void);
 /** Path of the file the last hf_config_load read or failed on, or NULL when it used defaults. */
 const char *hf_config_path(void);
 
-/** Integer, boolean (0/1) or enum (index) setting by dotted key; 0 for an unknown key. */
+/**
+ * Integer, boolean (0/1) or enum (index) setting by dotted key; 0 for an unknown key. Kept only
+ * for callers not yet reading by id: new code reads with hf_setting_int and friends.
+ */
 int64_t hf_config_get_int(const char *key);
 /** Boolean setting by dotted key; false for an unknown key. */
 bool hf_config_get_bool(const char *key);
