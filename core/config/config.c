@@ -188,6 +188,20 @@ static void origin_file(struct hf_config_staged *st, const struct hf_config_stat
     st->origin_where[id] = hf_config_keep_string(hf_config_where(cs, state, &w));
 }
 
+/* Stage a checked value of @p s; a view of compat_mode changes compat_mode. */
+static void stage_value(struct hf_config_staged *st, const struct hf_setting *s, int64_t num,
+                        const char *text)
+{
+    enum hf_setting_id id = hf_setting_id_of(s);
+    if (s->view != HF_VIEW_NONE)
+        st->num[HF_SETTING_COMPAT_MODE] =
+            hf_setting_compat_after_view(st->num[HF_SETTING_COMPAT_MODE], s->view, num != 0);
+    else if (s->type == HF_TYPE_STRING)
+        st->text[id] = text;
+    else
+        st->num[id] = num;
+}
+
 int hf_config_value_from_file(const struct hf_setting *s, const config_setting_t *cs,
                               const struct hf_config_state *state, int64_t *num_p,
                               const char **text_p)
@@ -245,7 +259,6 @@ int hf_config_value_from_file(const struct hf_setting *s, const config_setting_t
 static int stage_value_from_file(struct hf_config_staged *st, struct hf_config_state *state,
                                  const struct hf_setting *s, const config_setting_t *cs)
 {
-    enum hf_setting_id id = hf_setting_id_of(s);
     if (s->type == HF_TYPE_LIST)
         return stage_enable_list(s, cs, state);
     if (s->type == HF_TYPE_MAP)
@@ -253,16 +266,9 @@ static int stage_value_from_file(struct hf_config_staged *st, struct hf_config_s
     int64_t num = 0;
     const char *text = NULL;
     int rc = hf_config_value_from_file(s, cs, state, &num, &text);
-    if (rc < 0)
-        return rc;
-    if (s->view != HF_VIEW_NONE)
-        st->num[HF_SETTING_COMPAT_MODE] =
-            hf_setting_compat_after_view(st->num[HF_SETTING_COMPAT_MODE], s->view, num != 0);
-    else if (s->type == HF_TYPE_STRING)
-        st->text[id] = text;
-    else
-        st->num[id] = num;
-    return 0;
+    if (rc == 0)
+        stage_value(st, s, num, text);
+    return rc;
 }
 
 static int stage_from_file(struct hf_config_staged *st, struct hf_config_state *state,
@@ -592,7 +598,6 @@ int hf_config_value_from_env(const struct hf_setting *s, const char *value, int6
 static int stage_from_env(struct hf_config_staged *st, struct hf_config_state *state,
                           const struct hf_setting *s, const char *value)
 {
-    enum hf_setting_id id = hf_setting_id_of(s);
     if (s->type == HF_TYPE_LIST)
         return stage_env_list(s, value, state);
     if (s->type == HF_TYPE_MAP)
@@ -600,16 +605,9 @@ static int stage_from_env(struct hf_config_staged *st, struct hf_config_state *s
     int64_t num = 0;
     const char *text = NULL;
     int rc = hf_config_value_from_env(s, value, &num, &text);
-    if (rc < 0)
-        return rc;
-    if (s->view != HF_VIEW_NONE)
-        st->num[HF_SETTING_COMPAT_MODE] =
-            hf_setting_compat_after_view(st->num[HF_SETTING_COMPAT_MODE], s->view, num != 0);
-    else if (s->type == HF_TYPE_STRING)
-        st->text[id] = text;
-    else
-        st->num[id] = num;
-    return 0;
+    if (rc == 0)
+        stage_value(st, s, num, text);
+    return rc;
 }
 
 static int stage_env(struct hf_config_staged *st, struct hf_config_state *state)

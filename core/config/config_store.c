@@ -478,6 +478,24 @@ static int declared_type_error(const struct hf_setting *row, const char *expecte
     return -EINVAL;
 }
 
+/*
+ * Plugin @p plugin's declared key @p key read as a value of @p type (a string read also takes a
+ * named value): 0 with *value_p, -ENOENT for a key its table does not declare, -EINVAL (logged)
+ * for another type, or 1 when the plugin declares no table and its group is read as parsed.
+ */
+static int declared_read(const char *plugin, const char *key, enum hf_setting_type type,
+                         const char *expected, const struct hf_config_declared_value **value_p)
+{
+    const struct hf_setting *row;
+    int rc = hf_config_declared_find(plugin, key, &row, value_p);
+    if (rc == -ESRCH)
+        return 1;
+    if (rc < 0)
+        return rc;
+    bool fits = row->type == type || (type == HF_TYPE_STRING && row->type == HF_TYPE_ENUM);
+    return fits ? 0 : declared_type_error(row, expected);
+}
+
 static int plugin_type_error(const char *plugin, const char *key, const config_setting_t *cs,
                              const struct hf_config_state *state, const char *expected)
 {
@@ -499,16 +517,12 @@ int hf_config_plugin_int(const char *plugin, const char *key, int64_t *value_p)
         *value_p = hf_setting_int(hf_setting_id_of(s));
         return 0;
     }
-    const struct hf_setting *row;
     const struct hf_config_declared_value *v;
-    int declared = hf_config_declared_find(plugin, key, &row, &v);
-    if (declared == -ENOENT)
-        return -ENOENT;
-    if (declared == 0) {
-        if (row->type != HF_TYPE_INT)
-            return declared_type_error(row, "an integer");
-        *value_p = v->num;
-        return 0;
+    int declared = declared_read(plugin, key, HF_TYPE_INT, "an integer", &v);
+    if (declared <= 0) {
+        if (declared == 0)
+            *value_p = v->num;
+        return declared;
     }
     const struct hf_config_state *state;
     const config_setting_t *cs = plugin_lookup(plugin, key, &state);
@@ -530,16 +544,12 @@ int hf_config_plugin_bool(const char *plugin, const char *key, bool *value_p)
         *value_p = hf_setting_bool(hf_setting_id_of(s));
         return 0;
     }
-    const struct hf_setting *row;
     const struct hf_config_declared_value *v;
-    int declared = hf_config_declared_find(plugin, key, &row, &v);
-    if (declared == -ENOENT)
-        return -ENOENT;
-    if (declared == 0) {
-        if (row->type != HF_TYPE_BOOL)
-            return declared_type_error(row, "true or false");
-        *value_p = v->num != 0;
-        return 0;
+    int declared = declared_read(plugin, key, HF_TYPE_BOOL, "true or false", &v);
+    if (declared <= 0) {
+        if (declared == 0)
+            *value_p = v->num != 0;
+        return declared;
     }
     const struct hf_config_state *state;
     const config_setting_t *cs = plugin_lookup(plugin, key, &state);
@@ -560,16 +570,12 @@ int hf_config_plugin_string(const char *plugin, const char *key, const char **va
         *value_p = hf_setting_string(hf_setting_id_of(s));
         return 0;
     }
-    const struct hf_setting *row;
     const struct hf_config_declared_value *v;
-    int declared = hf_config_declared_find(plugin, key, &row, &v);
-    if (declared == -ENOENT)
-        return -ENOENT;
-    if (declared == 0) {
-        if (row->type != HF_TYPE_STRING && row->type != HF_TYPE_ENUM)
-            return declared_type_error(row, "a string");
-        *value_p = v->text;
-        return 0;
+    int declared = declared_read(plugin, key, HF_TYPE_STRING, "a string", &v);
+    if (declared <= 0) {
+        if (declared == 0)
+            *value_p = v->text;
+        return declared;
     }
     const struct hf_config_state *state;
     const config_setting_t *cs = plugin_lookup(plugin, key, &state);
