@@ -160,7 +160,8 @@ int hf_config_plugin_int(const char *plugin, const char *key, int64_t *value_p);
 /** Boolean from plugin @p plugin's own group; -ENOENT when unset, -EINVAL on a type mismatch. */
 int hf_config_plugin_bool(const char *plugin, const char *key, bool *value_p);
 /** String from plugin @p plugin's own group; -ENOENT when unset, -EINVAL on a type mismatch.
- * The string stays valid for the life of the process. */
+ * The string stays valid for the life of the process. A declared string key that is unset and
+ * declares no default reads as 0 with *value_p NULL. */
 int hf_config_plugin_string(const char *plugin, const char *key, const char **value_p);
 
 struct hf_setting_decl;
