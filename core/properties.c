@@ -9,7 +9,6 @@
 #include "error.h"
 #include "loader.h"
 #include "log.h"
-#include "settings.h"
 
 HIPFILE_API hipFileError_t hipFileDriverGetProperties(hipFileDriverProps_t *props)
 {

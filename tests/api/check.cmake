@@ -1,7 +1,8 @@
 # hipfile-check run the way users run it (tools/hipfile-check): the report on the build tree, with
 # no variable as after scripts/demo, the --explain verdict on a scratch file, --json through a JSON
 # parser, broken and empty plugin directories, a malformed config, typos in the config and the
-# environment with the fix for each, a missing runtime and bad options. Each case is one run of
+# environment with the fix for each, a missing runtime, each backend's declared keys with their
+# sources, and bad options. Each case is one run of
 # test_check.sh, on the host runtime with the build tree's config.
 if(NOT TARGET hipfile-check)
   return()
@@ -28,6 +29,7 @@ set(_hf_check_cases
   BadEnvironmentValueIsBlamedOnTheVariable
   MissingRuntimeSaysWhy
   HostBufferNeedsSystemMemory
+  PluginSettingsAreListedPerBackend
   BadOptionsExitTwo)
 
 foreach(_hf_case IN LISTS _hf_check_cases)

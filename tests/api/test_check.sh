@@ -233,6 +233,25 @@ HostBufferNeedsSystemMemory)
     expect_out "memory type: *pinned host"
     expect_out "would be served by: *fallback"
     ;;
+PluginSettingsAreListedPerBackend)
+    # Settings show the source the core recorded (the file's line in JSON), plugins.priority's
+    # entries included. Each loaded backend gets an entry: its declared keys with value, source
+    # and help, or none when it declares no table (its group is then read undeclared).
+    export HIPFILE_CONFIG="$WORK/hipfile.conf"
+    printf 'plugins = {\n  directory = "%s";\n  priority = { fallback = 7; };\n};\nexecution = {\n  max_io_threads = 3;\n};\n' \
+        "$PLUGIN_DIR" >"$HIPFILE_CONFIG"
+    run 0
+    expect_out "^  plugins.priority  *{fallback = 7}  *config file"
+    expect_out "^  execution.max_io_threads  *3 threads  *config file"
+    expect_out "Plugin settings (key, value, where the value came from)"
+    expect_out "^  - fallback"
+    run 0 --json
+    json_check '[p["plugin"] for p in d["plugin_settings"]] == [b["name"] for b in d["backends"]]' \
+        'all(bool(p["keys"]) == p["declared"] for p in d["plugin_settings"] if not p["declared"])' \
+        'all(k["key"].startswith(p["plugin"] + ".") and k["type"] in ("integer", "boolean", "string") and k["source"] and k["help"] for p in d["plugin_settings"] for k in p["keys"])' \
+        '{"value": 3, "source": "config file", "where": "'"$HIPFILE_CONFIG"':6"}.items() <= next(s for s in d["settings"] if s["key"] == "execution.max_io_threads").items()' \
+        'next(s for s in d["settings"] if s["key"] == "plugins.priority")["value"] == {"fallback": 7}'
+    ;;
 BadOptionsExitTwo)
     head -c 4096 /dev/zero >"$WORK/data"
     run 2 --no-such-option

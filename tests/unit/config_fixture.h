@@ -18,10 +18,62 @@
 #include "hf_harness.h"
 
 extern "C" {
+#include <hipfile/backend.h>
+
 #include "config.h"
 #include "log.h"
 #include "settings.h"
 }
+
+// A plugin's declaration of one key of its group, as tests write their tables (every member
+// not given is zero).
+inline hf_setting_decl DeclInt(const char *key, const char *unit, int64_t def, int64_t min,
+                               int64_t max, int64_t multiple, const char *env, const char *help)
+{
+    hf_setting_decl d{};
+    d.key = key;
+    d.type = HF_DECL_INT;
+    d.unit = unit;
+    d.default_int = def;
+    d.min = min;
+    d.max = max;
+    d.multiple = multiple;
+    d.env = env;
+    d.help = help;
+    return d;
+}
+
+inline hf_setting_decl DeclBool(const char *key, bool def, const char *env, const char *help)
+{
+    hf_setting_decl d{};
+    d.key = key;
+    d.type = HF_DECL_BOOL;
+    d.default_int = def;
+    d.env = env;
+    d.help = help;
+    return d;
+}
+
+inline hf_setting_decl DeclString(const char *key, const char *def, const char *const *names,
+                                  const char *env, const char *help)
+{
+    hf_setting_decl d{};
+    d.key = key;
+    d.type = HF_DECL_STRING;
+    d.default_string = def;
+    d.names = names;
+    d.env = env;
+    d.help = help;
+    return d;
+}
+
+// The key the fastpath plugin declares for itself (it left the core's table for the plugin's
+// own), for tests of what the core does with a declared key. Kept here rather than read from the
+// plugin so these tests need no plugin.
+inline const hf_setting_decl kFastpathDecls[] = {
+    DeclBool("unsupported_file_systems", false, "HIPFILE_UNSUPPORTED_FILE_SYSTEMS",
+             "let fastpath serve file systems besides ext4 (data=ordered) and xfs"),
+};
 
 // Every test starts from built-in defaults with none of our variables set (ctest sets
 // HIPFILE_CONFIG and HIPFILE_GPU_RUNTIME for the whole suite) and captures the log in a file.
@@ -35,6 +87,8 @@ class ConfigFixture : public ::testing::Test
             if (s.env != nullptr)
                 SaveAndUnset(s.env);
         }
+        for (const hf_setting_decl &d : kFastpathDecls)
+            SaveAndUnset(d.env);
         hf_config_reset();
         log_path_ = Path("log");
         ASSERT_EQ(0, hf_log_set_file(log_path_.c_str()));

@@ -33,10 +33,14 @@ TEST_F(EnvTest, AmdVariablesOverrideTheFile)
     setenv("HIPFILE_STATS_LEVEL", "3", 1);
     setenv("HIPFILE_FORCE_COMPAT_MODE", "true", 1);
     setenv("HIPFILE_UNSUPPORTED_FILE_SYSTEMS", "yes", 1);
-    ASSERT_EQ(0, LoadText("profile = { stats = 0; };\n"));
+    ASSERT_EQ(0, LoadText("profile = { stats = 0; };\nfastpath = { unsupported_file_systems = "
+                          "false; };\n"));
+    ASSERT_EQ(0, hf_config_declare_plugin_settings("fastpath", kFastpathDecls, 1));
     EXPECT_EQ(3, hf_setting_int(HF_SETTING_PROFILE_STATS));
     EXPECT_EQ(HF_COMPAT_FORCE, hf_config_compat_mode());
-    EXPECT_TRUE(hf_setting_bool(HF_SETTING_FASTPATH_UNSUPPORTED_FS));
+    bool unsupported = false;
+    EXPECT_EQ(0, hf_config_plugin_bool("fastpath", "unsupported_file_systems", &unsupported));
+    EXPECT_TRUE(unsupported);
 }
 
 TEST_F(EnvTest, ValueThatIsNotABooleanIsReportedNotIgnored)

@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "log.h"
 
 int capture_start(struct capture *c, int level)
 {
@@ -27,13 +26,13 @@ int capture_start(struct capture *c, int level)
         return -errno;
     unlink(path);
     snprintf(c->path, sizeof(c->path), "/proc/self/fd/%d", fd);
-    int rc = hf_log_set_file(c->path);
+    int rc = hf_introspect_log_to(c->path);
     if (rc < 0) {
         close(fd);
         return rc;
     }
     c->fd = fd;
-    hf_log_set_level(level);
+    hf_introspect_log_level(level);
     return 0;
 }
 
@@ -42,8 +41,8 @@ void capture_resume(const struct capture *c, int level)
     if (c->fd < 0)
         return;
     /* A config file naming log.file moves the log on every load; this moves it back. */
-    if (hf_log_set_file(c->path) == 0)
-        hf_log_set_level(level);
+    if (hf_introspect_log_to(c->path) == 0)
+        hf_introspect_log_level(level);
 }
 
 off_t capture_mark(const struct capture *c)
@@ -80,7 +79,7 @@ void capture_stop(struct capture *c)
 {
     if (c->fd < 0)
         return;
-    hf_log_set_file(NULL);
+    hf_introspect_log_to(NULL);
     close(c->fd);
     c->fd = -1;
 }

@@ -1,7 +1,7 @@
 /*
  * hipfile-check: what the parts of the tool share. The tool links the core's static archive and
- * asks the core's own functions (config, gpu, loader, selector, registry) what the library would
- * do, so the report cannot drift from the library's behaviour.
+ * asks the core what the library would do through core/introspect.h alone, so the report cannot
+ * drift from the library's behaviour.
  */
 #ifndef HF_CHECK_H
 #define HF_CHECK_H
@@ -13,8 +13,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "config.h"
-#include "manifest.h"
+#include "introspect.h"
 
 /**
  * The HIP provider this build links ("hip-cuda", "libamdhip64"), or "none": gpu.runtime = "auto"
@@ -162,9 +161,9 @@ bool log_line_next(const char **cursor_p, struct log_line *line_p);
 /** What setting up the library the way hipFileDriverOpen does gave. */
 struct check_setup {
     struct capture capture; /**< the core's log lines */
-    int config_rc;          /**< hf_config_load */
+    int config_rc;          /**< hf_introspect_config_load */
     char *config_log;       /**< what the core logged while loading the config */
-    int gpu_rc;             /**< hf_gpu_bind, or 1 when not attempted */
+    int gpu_rc;             /**< hf_introspect_gpu_bind, or 1 when not attempted */
     char *gpu_log;          /**< what the core logged while binding the runtime */
     /**
      * gpu.runtime was "auto", no runtime reported a device, and this plain build (which links no
@@ -174,7 +173,7 @@ struct check_setup {
     bool host_fallback;
     char *auto_log;          /**< what "auto" logged before the fallback, NULL without one */
     char host_library[4096]; /**< the file of the host provider the fallback bound */
-    int loader_rc;           /**< hf_loader_load_all, or 1 when not attempted */
+    int loader_rc;           /**< hf_introspect_plugins_load, or 1 when not attempted */
     char *loader_log;        /**< what the core and the plugins logged while loading */
     char *explain_log;       /**< what was logged while explaining a request */
 };
@@ -194,19 +193,24 @@ bool check_gpu_io_usable(const struct check_setup *s);
 void report_platform(struct emit *e, const struct check_setup *s);
 /** Every setting of the table with its value and where the value came from (settings.c). */
 void report_settings(struct emit *e, const struct check_setup *s);
+/**
+ * Every key each loaded backend declares, with its value and where the value came from
+ * (settings.c); a backend that declares no table says so.
+ */
+void report_plugin_settings(struct emit *e, const struct check_setup *s);
 /** Every manifest in the plugin directory and what became of it. */
 void report_plugins(struct emit *e, const struct check_setup *s);
 /** Each loaded backend. */
 void report_backends(struct emit *e, const struct check_setup *s);
 /** What became of one manifest of the plugin directory (report.c). */
 struct manifest_result {
-    char file[256];                          /**< its file name */
-    char path[4096];                         /**< its path */
-    bool valid;                              /**< it parsed and matched the schema */
-    struct hf_manifest m;                    /**< what it says, when valid */
-    bool enabled;                            /**< plugins.enable lets it load */
-    bool loaded;                             /**< its backend is loaded */
-    char reason[HF_MANIFEST_WHY_SIZE + 256]; /**< why not, when not loaded */
+    char file[256];                            /**< its file name */
+    char path[4096];                           /**< its path */
+    bool valid;                                /**< it parsed and matched the schema */
+    struct hf_introspect_manifest m;           /**< what it says, when valid */
+    bool enabled;                              /**< plugins.enable lets it load */
+    bool loaded;                               /**< its backend is loaded */
+    char reason[HF_INTROSPECT_WHY_SIZE + 256]; /**< why not, when not loaded */
 };
 /**
  * Every manifest of plugin directory @p dir, in the loader's order, into *results_p (malloc'd,
@@ -215,7 +219,7 @@ struct manifest_result {
 int manifest_results(const struct check_setup *s, const char *dir,
                      struct manifest_result **results_p);
 /** "off", "allow" or "force". */
-const char *compat_mode_name(enum hf_compat_mode mode);
+const char *compat_mode_name(enum hf_introspect_compat mode);
 /** Warnings and errors the core logged (with @p verbose, every line). */
 void report_messages(struct emit *e, const struct check_setup *s, bool verbose);
 /** The conclusion, with every problem and its fix (verdict.c); returns the exit status. */

@@ -1,9 +1,8 @@
 /*
  * --explain: registers the file and a buffer through the core's own registration (so every
  * backend accepts or declines them as it would for an application), builds the request exactly
- * as hipFileRead/hipFileWrite build it, and prints hf_selector_rank's verdict for each backend.
+ * as hipFileRead/hipFileWrite build it, and prints the selector's verdict for each backend.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <hipfile.h>
@@ -12,15 +11,6 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "config.h"
-#include "driver.h"
-#include "gpu.h"
-#include "io.h"
-#include "loader.h"
-#include "log.h"
-#include "manifest.h"
-#include "registry.h"
-#include "selector.h"
 
 int explain_open(const struct check_options *opts)
 {
@@ -52,7 +42,6 @@ struct explain_buffer {
 static int buffer_alloc(struct explain_buffer *b, enum check_mem mem, size_t size,
                         const char **what_p)
 {
-    const struct hf_gpu_runtime *rt = hf_gpu_runtime();
     int rc = 0;
     b->mem = mem;
     b->size = size;
@@ -61,8 +50,8 @@ static int buffer_alloc(struct explain_buffer *b, enum check_mem mem, size_t siz
     case CHECK_MEM_DEVICE: {
         int (*device_malloc)(void **ptr_p, size_t size);
         *what_p = "hipMalloc";
-        *(void **)&device_malloc = dlsym(rt->handle, "hipMalloc");
-        *(void **)&b->device_free = dlsym(rt->handle, "hipFree");
+        *(void **)&device_malloc = hf_introspect_runtime_symbol("hipMalloc");
+        *(void **)&b->device_free = hf_introspect_runtime_symbol("hipFree");
         if (device_malloc == NULL || b->device_free == NULL)
             return ENOSYS;
         rc = device_malloc(&b->base, size);
@@ -70,7 +59,7 @@ static int buffer_alloc(struct explain_buffer *b, enum check_mem mem, size_t siz
     }
     case CHECK_MEM_PINNED:
         *what_p = "hipHostMalloc";
-        rc = rt->host_malloc(&b->base, size, 0);
+        rc = hf_introspect_host_malloc(&b->base, size);
         break;
     case CHECK_MEM_HOST:
         *what_p = "malloc";
@@ -92,7 +81,7 @@ static void buffer_free(struct explain_buffer *b)
         b->device_free(b->base);
         break;
     case CHECK_MEM_PINNED:
-        hf_gpu_runtime()->host_free(b->base);
+        hf_introspect_host_free(b->base);
         break;
     case CHECK_MEM_HOST:
         free(b->base);
@@ -125,7 +114,7 @@ static void emit_file_facts(struct emit *e, const struct hf_file_info *info)
 
 static void emit_buffer_facts(struct emit *e, const struct hf_buf_info *info)
 {
-    emit_str(e, "mem_type", "memory type", hf_buffer_mem_type_name(info->mem_type));
+    emit_str(e, "mem_type", "memory type", hf_introspect_buffer_mem_name(info->mem_type));
     emit_int(e, "device", info->device >= 0 ? "device" : NULL, info->device);
     emit_int(e, "length", "length", (long long)info->length);
     emit_bool(e, "host_accessible", "CPU can address it", info->host_accessible);
@@ -135,31 +124,28 @@ static void emit_buffer_facts(struct emit *e, const struct hf_buf_info *info)
 /* ---- the verdict --------------------------------------------------------------------------- */
 
 struct explain_state {
-    struct hf_file *file;
-    struct hf_buffer *buffer;
+    struct hf_introspect_file *file;
+    struct hf_introspect_buffer *buffer;
 };
 
-static void emit_candidates(struct emit *e, const struct hf_candidate *c, size_t n,
-                            const struct explain_state *st)
+static void emit_candidates(struct emit *e, const struct hf_introspect_candidate *c, size_t n)
 {
     emit_list(e, "backends", "Backends, in the order they would be tried");
     if (n == 0)
         emit_text(e, "none: no backend is loaded");
     for (size_t i = 0; i < n; i++) {
-        unsigned index = c[i].backend->index;
-        bool file_declined = st->file->declined[index];
-        bool buffer_declined = st->buffer->declined[index];
+        bool file_declined = c[i].declined_file;
+        bool buffer_declined = c[i].declined_buffer;
         bool candidate = c[i].score >= 0;
         const char *declined = file_declined && buffer_declined ? " (declined file and buffer)"
                                : file_declined                  ? " (declined the file)"
                                : buffer_declined                ? " (declined the buffer)"
                                                                 : "";
         if (candidate)
-            emit_item(e, "%zu. %s: score %d: %s", i + 1, c[i].backend->name, c[i].score,
-                      c[i].reason);
+            emit_item(e, "%zu. %s: score %d: %s", i + 1, c[i].name, c[i].score, c[i].reason);
         else
-            emit_item(e, "refused by %s: %s%s", c[i].backend->name, c[i].reason, declined);
-        emit_str(e, "name", NULL, c[i].backend->name);
+            emit_item(e, "refused by %s: %s%s", c[i].name, c[i].reason, declined);
+        emit_str(e, "name", NULL, c[i].name);
         emit_bool(e, "candidate", NULL, candidate);
         if (candidate)
             emit_int(e, "rank", NULL, (long long)i + 1);
@@ -169,33 +155,32 @@ static void emit_candidates(struct emit *e, const struct hf_candidate *c, size_t
         emit_str(e, "reason", NULL, c[i].reason);
         emit_bool(e, "declined_file", NULL, file_declined);
         emit_bool(e, "declined_buffer", NULL, buffer_declined);
-        emit_int(e, "priority", NULL, c[i].backend->priority);
+        emit_int(e, "priority", NULL, c[i].priority);
         emit_end(e);
     }
     emit_end(e);
 }
 
 /* What happens after the first candidate fails, as hf_selector_submit does it. */
-static void emit_retry_rule(struct emit *e, const struct hf_candidate *c, size_t usable)
+static void emit_retry_rule(struct emit *e, const struct hf_introspect_candidate *c, size_t usable)
 {
     char text[1024];
-    enum hf_compat_mode mode = hf_config_compat_mode();
+    enum hf_introspect_compat mode = hf_introspect_compat_mode();
     if (usable == 0)
         snprintf(text, sizeof(text),
                  "no backend would serve it: hipFileRead/hipFileWrite "
                  "would fail with hipFileInternalError");
     else if (usable == 1)
-        snprintf(text, sizeof(text), "%s is the only candidate: its result is final",
-                 c[0].backend->name);
-    else if (mode == HF_COMPAT_OFF)
+        snprintf(text, sizeof(text), "%s is the only candidate: its result is final", c[0].name);
+    else if (mode == HF_INTROSPECT_COMPAT_OFF)
         snprintf(text, sizeof(text),
                  "properties.compat_mode is off: %s's result is final, no other backend is tried",
-                 c[0].backend->name);
+                 c[0].name);
     else
         snprintf(text, sizeof(text),
                  "if %s fails with ENODEV, EREMOTEIO or an errno its manifest lists, having moved "
                  "nothing, %s serves the request next, and so on down the list",
-                 c[0].backend->name, c[1].backend->name);
+                 c[0].name, c[1].name);
     emit_str(e, "fallback", "fallback chain", text);
 }
 
@@ -203,50 +188,38 @@ static void emit_rank(struct emit *e, const struct check_options *opts,
                       const struct explain_state *st, size_t *usable_p)
 {
     size_t size = opts->size;
-    if (size > HF_IO_MAX_BYTES) {
-        size = HF_IO_MAX_BYTES;
-        emit_text(e, "(a backend call moves at most %zu bytes; the core serves the request in pieces "
-                     "of that size, each ranked like this one)",
-                  (size_t)HF_IO_MAX_BYTES);
+    if (size > HF_INTROSPECT_IO_MAX_BYTES) {
+        size = HF_INTROSPECT_IO_MAX_BYTES;
+        emit_text(e,
+                  "(a backend call moves at most %zu bytes; the core serves the request in pieces "
+                  "of that size, each ranked like this one)",
+                  (size_t)HF_INTROSPECT_IO_MAX_BYTES);
     }
     emit_int(e, "request_size", NULL, (long long)size);
-    /* Built as io.c builds it for hipFileRead/hipFileWrite. */
-    bool declined[HF_MAX_BACKENDS];
-    for (unsigned i = 0; i < HF_MAX_BACKENDS; i++)
-        declined[i] = st->file->declined[i] || st->buffer->declined[i];
-    int gpu_err = 0;
-    struct hf_io_request req = {
-        .struct_size = sizeof(req),
-        .op = opts->write ? HF_IO_WRITE : HF_IO_READ,
-        .file = &st->file->info,
-        .buf = &st->buffer->info,
-        .size = size,
-        .file_offset = opts->offset,
-        .buf_offset = 0,
-        .gpu_error_p = &gpu_err,
-    };
-    struct hf_candidate candidates[HF_MAX_BACKENDS];
-    size_t n = hf_selector_rank(&req, st->file->backend_ctx, st->buffer->backend_ctx, declined,
-                                candidates, HF_MAX_BACKENDS);
+    struct hf_introspect_candidate candidates[HF_INTROSPECT_MAX_BACKENDS];
+    size_t n = hf_introspect_rank(st->file, st->buffer, opts->write, size, opts->offset, candidates,
+                                  HF_INTROSPECT_MAX_BACKENDS);
     size_t usable = 0;
     while (usable < n && candidates[usable].score >= 0)
         usable++;
 
-    emit_candidates(e, candidates, n, st);
+    emit_candidates(e, candidates, n);
     emit_list(e, "order", NULL);
     for (size_t i = 0; i < usable; i++)
-        emit_elem(e, candidates[i].backend->name);
+        emit_elem(e, candidates[i].name);
     emit_end(e);
     if (usable > 0) {
-        emit_str(e, "served_by", NULL, candidates[0].backend->name);
+        emit_str(e, "served_by", NULL, candidates[0].name);
         emit_int(e, "served_score", NULL, candidates[0].score);
-        emit_strf(e, NULL, "would be served by", "%s (score %d)", candidates[0].backend->name,
+        emit_strf(e, NULL, "would be served by", "%s (score %d)", candidates[0].name,
                   candidates[0].score);
     } else {
         emit_str(e, "served_by", "would be served by", NULL);
         emit_str(e, "served_score", NULL, NULL);
     }
-    emit_str(e, "compat_mode", "compat mode", hf_setting_string(HF_SETTING_COMPAT_MODE));
+    struct hf_introspect_setting compat;
+    hf_introspect_setting_of(HF_INTROSPECT_COMPAT_MODE, &compat);
+    emit_str(e, "compat_mode", "compat mode", compat.text);
     emit_retry_rule(e, candidates, usable);
     *usable_p = usable;
 }
@@ -291,7 +264,7 @@ int explain_request(struct emit *e, struct check_setup *s, const struct check_op
         goto out;
     }
     /* Registration opens the driver, which loads the config again: capture from then on. */
-    hipFileOpError_t err = hf_driver_ensure_open();
+    hipFileOpError_t err = hf_introspect_driver_open();
     capture_resume(&s->capture, HF_LOG_DEBUG);
     if (err != hipFileSuccess) {
         emit_strf(e, "error", "error", "the library cannot be set up: %s",
@@ -300,25 +273,14 @@ int explain_request(struct emit *e, struct check_setup *s, const struct check_op
         goto out;
     }
 
-    hipFileDescr_t descr;
-    memset(&descr, 0, sizeof(descr));
-    descr.type = hipFileHandleTypeOpaqueFD;
-    descr.handle.fd = fd;
-    hipFileHandle_t fh = NULL;
-    hipFileError_t status_fh = hf_file_register(&fh, &descr);
+    hipFileError_t status_fh = hf_introspect_file_register(fd, &st.file);
     if (status_fh.err != hipFileSuccess) {
         emit_strf(e, "error", "error", "the core refuses the file: %s",
                   logged_error(s, from, hipFileGetOpErrorString(status_fh.err), why, sizeof(why)));
         failed = true;
         goto out;
     }
-    st.file = hf_file_acquire(fh);
-    if (st.file == NULL) {
-        emit_str(e, "error", "error", "the registered file vanished");
-        failed = true;
-        goto deregister_file;
-    }
-    emit_file_facts(e, &st.file->info);
+    emit_file_facts(e, hf_introspect_file_info(st.file));
 
     const char *what = "";
     int rc = buffer_alloc(&buffer, opts->mem, opts->size, &what);
@@ -326,24 +288,19 @@ int explain_request(struct emit *e, struct check_setup *s, const struct check_op
     if (rc != 0) {
         const char *text = opts->mem == CHECK_MEM_HOST || rc == ENOSYS
                                ? strerror(rc)
-                               : hf_gpu_runtime()->get_error_string(rc);
+                               : hf_introspect_runtime_error(rc);
         emit_strf(e, "error", "error", "%s of %zu bytes failed: %s", what, opts->size, text);
         emit_end(e);
         goto release_file;
     }
-    hipFileError_t status_buf = hf_buffer_register(buffer.base, opts->size, 0);
-    if (status_buf.err == hipFileSuccess) {
-        struct hf_buf_info view;
-        int hip_err = 0;
-        if (hf_buffer_resolve(buffer.base, &st.buffer, &view, &hip_err) != hipFileSuccess)
-            st.buffer = NULL;
-    }
+    hipFileError_t status_buf = hf_introspect_buffer_register(buffer.base, opts->size, &st.buffer);
     if (st.buffer == NULL) {
         const char *core_says =
             logged_error(s, from, hipFileGetOpErrorString(status_buf.err), why, sizeof(why));
         /* Say what to change unless the core's own line already does. */
-        bool hint = opts->mem != CHECK_MEM_DEVICE &&
-                    !hf_setting_bool(HF_SETTING_ALLOW_SYSTEM_MEMORY) &&
+        struct hf_introspect_setting system_memory;
+        hf_introspect_setting_of(HF_INTROSPECT_ALLOW_SYSTEM_MEMORY, &system_memory);
+        bool hint = opts->mem != CHECK_MEM_DEVICE && !system_memory.num &&
                     strstr(core_says, "allow_system_memory") == NULL;
         emit_strf(e, "error", "error",
                   "the core refuses this buffer before any backend sees it: %s%s", core_says,
@@ -351,9 +308,9 @@ int explain_request(struct emit *e, struct check_setup *s, const struct check_op
                          "true)"
                        : "");
         emit_end(e);
-        goto deregister_buffer;
+        goto free_buffer;
     }
-    emit_buffer_facts(e, &st.buffer->info);
+    emit_buffer_facts(e, hf_introspect_buffer_info(st.buffer));
     emit_str(e, "error", NULL, NULL);
     emit_end(e);
 
@@ -362,15 +319,11 @@ int explain_request(struct emit *e, struct check_setup *s, const struct check_op
     ranked = true;
     status = usable > 0 ? CHECK_EXIT_USABLE : CHECK_EXIT_UNUSABLE;
 
-    hf_buffer_release(st.buffer);
-deregister_buffer:
-    if (status_buf.err == hipFileSuccess)
-        (void)hf_buffer_deregister(buffer.base);
+    hf_introspect_buffer_release(st.buffer);
+free_buffer:
     buffer_free(&buffer);
 release_file:
-    hf_file_release(st.file);
-deregister_file:
-    hf_file_deregister(fh);
+    hf_introspect_file_release(st.file);
 out:
     if (!ranked) {
         /* Scripts find the same members whether or not the request got as far as the selector. */

@@ -226,6 +226,7 @@ int main(int argc, char **argv)
         report_settings(&e, &setup);
         report_plugins(&e, &setup);
         report_backends(&e, &setup);
+        report_plugin_settings(&e, &setup);
         report_messages(&e, &setup, opts.verbose);
         status = report_verdict(&e, &setup);
     }

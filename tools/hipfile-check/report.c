@@ -8,11 +8,6 @@
 #include <string.h>
 
 #include "check.h"
-#include "config.h"
-#include "gpu.h"
-#include "loader.h"
-#include "log.h"
-#include "manifest.h"
 
 /* ---- names --------------------------------------------------------------------------------- */
 
@@ -67,14 +62,14 @@ static void emit_bits(struct emit *e, const char *key, const char *label, uint32
     emit_str(e, NULL, label, bits_text(bits, name_of, text, sizeof(text)));
 }
 
-const char *compat_mode_name(enum hf_compat_mode mode)
+const char *compat_mode_name(enum hf_introspect_compat mode)
 {
     switch (mode) {
-    case HF_COMPAT_OFF:
+    case HF_INTROSPECT_COMPAT_OFF:
         return "off";
-    case HF_COMPAT_ALLOW:
+    case HF_INTROSPECT_COMPAT_ALLOW:
         return "allow";
-    case HF_COMPAT_FORCE:
+    case HF_INTROSPECT_COMPAT_FORCE:
         return "force";
     }
     return "?";
@@ -101,7 +96,7 @@ static int manifest_compare(const struct dirent **a, const struct dirent **b)
 static const char *loader_reason(const char *log, const char *name, const char *manifest_path,
                                  const char *library_path, char *buf, size_t size)
 {
-    char prefix[HF_MANIFEST_NAME_SIZE + 16];
+    char prefix[HF_INTROSPECT_NAME_SIZE + 16];
     snprintf(prefix, sizeof(prefix), "plugin %s (", name);
     size_t prefix_len = strlen(prefix);
     const char *cursor = log;
@@ -139,39 +134,33 @@ static const char *loader_reason(const char *log, const char *name, const char *
 }
 
 struct seen_name {
-    char name[HF_MANIFEST_NAME_SIZE];
+    char name[HF_INTROSPECT_NAME_SIZE];
 };
 
 static void manifest_result(const struct check_setup *s, const char *dir, const char *file,
                             struct seen_name *seen, size_t *seen_count, struct manifest_result *r)
 {
-    char why[HF_MANIFEST_WHY_SIZE + 256];
-    char library[4096];
+    char why[HF_INTROSPECT_WHY_SIZE + 256];
     const char *reason = NULL;
     bool duplicate = false;
 
     memset(r, 0, sizeof(*r));
     snprintf(r->file, sizeof(r->file), "%s", file);
     snprintf(r->path, sizeof(r->path), "%s/%s", dir, file);
-    if (hf_manifest_read(r->path, &r->m, why, sizeof(why)) < 0) {
+    if (hf_introspect_manifest_read(r->path, dir, &r->m, why, sizeof(why)) < 0) {
         snprintf(r->reason, sizeof(r->reason), "%s", why);
         return;
     }
     r->valid = true;
-    r->enabled = hf_config_plugin_enabled(r->m.name);
+    r->enabled = hf_introspect_plugin_enabled(r->m.name);
     for (size_t i = 0; i < *seen_count; i++)
         duplicate |= strcmp(seen[i].name, r->m.name) == 0;
     if (!duplicate) {
         snprintf(seen[*seen_count].name, sizeof(seen[*seen_count].name), "%s", r->m.name);
         (*seen_count)++;
     }
-    const struct hf_backend *b = hf_backend_find(r->m.name);
-    r->loaded = b != NULL && strcmp(b->manifest_path, r->path) == 0;
-    const char *library_path = NULL;
-    char ignored[HF_MANIFEST_WHY_SIZE];
-    if (hf_manifest_library_path(&r->m, dir, library, sizeof(library), ignored, sizeof(ignored)) ==
-        0)
-        library_path = library;
+    r->loaded = hf_introspect_loaded_from(r->m.name, r->path);
+    const char *library_path = r->m.library_path[0] != '\0' ? r->m.library_path : NULL;
     if (r->loaded)
         return;
     if (s->loader_rc == 1)
@@ -233,7 +222,9 @@ static void report_manifest(struct emit *e, const struct manifest_result *r)
 
 void report_plugins(struct emit *e, const struct check_setup *s)
 {
-    const char *dir = hf_config_get_string("plugins.directory");
+    struct hf_introspect_setting directory;
+    hf_introspect_setting_of(HF_INTROSPECT_PLUGINS_DIRECTORY, &directory);
+    const char *dir = directory.text;
     emit_section(e, "plugins", "Plugin directory");
     emit_str(e, "directory", "directory", dir);
     struct manifest_result *results;
@@ -261,11 +252,14 @@ void report_backends(struct emit *e, const struct check_setup *s)
     (void)s;
     char text[256];
     emit_list(e, "backends", "Loaded backends");
-    unsigned count = hf_backend_count();
+    unsigned count = hf_introspect_backend_count();
     if (count == 0)
         emit_text(e, "none");
     for (unsigned i = 0; i < count; i++) {
-        const struct hf_backend *b = hf_backend_at(i);
+        struct hf_introspect_backend backend;
+        if (hf_introspect_backend_at(i, &backend) < 0)
+            continue;
+        const struct hf_introspect_backend *b = &backend;
         emit_item(e, "%s %s", b->name, b->version);
         emit_str(e, "name", NULL, b->name);
         emit_str(e, "version", NULL, b->version);
@@ -281,14 +275,14 @@ void report_backends(struct emit *e, const struct check_setup *s)
                       b->manifest_priority);
         else
             emit_strf(e, NULL, "priority", "%d (manifest)", b->priority);
-        emit_bits(e, "caps", "caps", b->ops->caps, cap_name);
-        emit_bits(e, "memory", "memory (manifest)", b->mem_types, hf_manifest_mem_name);
-        emit_bits(e, "files", "files (manifest)", b->file_kinds, hf_manifest_file_kind_name);
+        emit_bits(e, "caps", "caps", b->caps, cap_name);
+        emit_bits(e, "memory", "memory (manifest)", b->mem_types, hf_introspect_mem_name);
+        emit_bits(e, "files", "files (manifest)", b->file_kinds, hf_introspect_file_kind_name);
         emit_list(e, "retry_errnos", NULL);
         size_t used = 0;
         text[0] = '\0';
         for (unsigned r = 0; r < b->retry_errno_count; r++) {
-            const char *name = hf_manifest_errno_name(b->retry_errnos[r]);
+            const char *name = hf_introspect_errno_name(b->retry_errnos[r]);
             emit_elem(e, name != NULL ? name : "?");
             /* The core retries after these two for every backend; the text names them once. */
             if (b->retry_errnos[r] == ENODEV || b->retry_errnos[r] == EREMOTEIO)
@@ -306,14 +300,15 @@ void report_backends(struct emit *e, const struct check_setup *s)
     emit_end(e);
 
     emit_section(e, "direct_path", "Direct path");
-    emit_bool(e, "available", NULL, hf_loader_has_direct_backend());
+    emit_bool(e, "available", NULL, hf_introspect_has_direct_backend());
     emit_list(e, "backends", NULL);
     for (unsigned i = 0; i < count; i++) {
-        if (hf_backend_at(i)->ops->caps & HF_CAP_DIRECT)
-            emit_elem(e, hf_backend_at(i)->name);
+        struct hf_introspect_backend b;
+        if (hf_introspect_backend_at(i, &b) == 0 && (b.caps & HF_CAP_DIRECT))
+            emit_elem(e, b.name);
     }
     emit_end(e);
-    if (hf_loader_has_direct_backend())
+    if (hf_introspect_has_direct_backend())
         emit_text(e, "yes: at least one loaded backend moves data without a host bounce buffer");
     else
         emit_text(e, "none: every loaded backend goes through host memory");

@@ -1,175 +1,117 @@
 /*
- * The configuration part of the report: the file read, every setting of the table with its value
- * and source (default, config file or environment), the GPU runtime bound or why none was.
+ * The configuration part of the report: the file read, every setting of the table and every key
+ * the loaded plugins declare, with its value and source (default, config file or environment),
+ * the GPU runtime bound or why none was.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <hipfile.h>
-#include <libconfig.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
-#include "config.h"
-#include "gpu.h"
-#include "log.h"
 
 /* ---- configuration and settings ------------------------------------------------------------ */
 
-/* The config file parsed again, to tell which keys it sets (the core keeps no such record). */
-struct config_copy {
-    config_t cfg;
-    bool parsed;
-    bool loaded; /* the core's load succeeded: without it nothing but defaults applies */
-};
-
-static void config_copy_read(struct config_copy *c, const struct check_setup *s)
+/* Where a value came from, in the words of the listing: the core recorded it as it loaded. */
+static const char *origin_words(enum hf_introspect_origin origin, const char *where, char *buf,
+                                size_t size)
 {
-    const char *path = hf_config_path();
-    config_init(&c->cfg);
-    c->parsed = false;
-    c->loaded = s->config_rc == 0;
-    if (s->config_rc < 0 || path == NULL)
-        return;
-    char dir[4096];
-    snprintf(dir, sizeof(dir), "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (slash != NULL) {
-        slash[slash == dir ? 1 : 0] = '\0';
-        config_set_include_dir(&c->cfg, dir);
-    }
-    c->parsed = config_read_file(&c->cfg, path) == CONFIG_TRUE;
-}
-
-static bool env_set(const char *name)
-{
-    const char *value = name != NULL ? hf_env_get(name) : NULL;
-    return value != NULL && value[0] != '\0';
-}
-
-/* Where the value of @p row came from: environment, config file or default. */
-static const char *setting_source(const struct hf_setting *row, const struct config_copy *c,
-                                  char *buf, size_t size)
-{
-    if (row->view != HF_VIEW_NONE)
-        return "same as properties.compat_mode";
-    if (!c->loaded)
-        return "default";
-    const struct hf_setting *allow = &hf_settings[HF_SETTING_ALLOW_COMPAT_MODE];
-    const struct hf_setting *force = &hf_settings[HF_SETTING_FORCE_COMPAT_MODE];
-    bool compat = row == &hf_settings[HF_SETTING_COMPAT_MODE];
-    /* AMD's variables reach compat_mode through its two boolean views. */
-    const char *env = row->env;
-    if (compat && env_set(force->env))
-        env = force->env;
-    else if (compat && env_set(allow->env))
-        env = allow->env;
-    if (env_set(env)) {
-        snprintf(buf, size, "environment %s", env);
-        return buf;
-    }
-    if (c->parsed && (config_lookup(&c->cfg, row->key) != NULL ||
-                      (compat && (config_lookup(&c->cfg, allow->key) != NULL ||
-                                  config_lookup(&c->cfg, force->key) != NULL))))
+    switch (origin) {
+    case HF_INTROSPECT_ORIGIN_FILE:
         return "config file";
+    case HF_INTROSPECT_ORIGIN_ENV:
+        snprintf(buf, size, "environment %s", where != NULL ? where : "");
+        return buf;
+    case HF_INTROSPECT_ORIGIN_API:
+        return "parameter API";
+    case HF_INTROSPECT_ORIGIN_DEFAULT:
+        break;
+    }
     return "default";
 }
 
+/* Where the value of @p row came from: environment, config file or default. */
+static const char *setting_source(const struct hf_introspect_setting *row, char *buf, size_t size)
+{
+    if (row->view)
+        return "same as properties.compat_mode";
+    return origin_words(row->origin, row->where, buf, size);
+}
+
 /* plugins.enable as the core read it: the environment's list, else the file's, else empty. */
-static void emit_enable_list(struct emit *e, const struct config_copy *c, char *text, size_t size)
+static void emit_enable_list(struct emit *e, char *text, size_t size)
 {
     size_t used = (size_t)snprintf(text, size, "[");
+    const char *const *names;
+    size_t count = hf_introspect_enable_list(&names);
     emit_list(e, "value", NULL);
-    const char *env = hf_env_get("HIPFILE_PLUGINS");
-    if (env != NULL && env[0] != '\0') {
-        char *copy = strdup(env);
-        char *save = NULL;
-        for (char *tok = copy != NULL ? strtok_r(copy, ", \t", &save) : NULL; tok != NULL;
-             tok = strtok_r(NULL, ", \t", &save)) {
-            emit_elem(e, tok);
-            if (used < size)
-                used += (size_t)snprintf(text + used, size - used, "%s\"%s\"", used > 1 ? ", " : "",
-                                         tok);
-        }
-        free(copy);
-    } else if (c->parsed) {
-        config_setting_t *list = config_lookup(&c->cfg, "plugins.enable");
-        int n = list != NULL ? config_setting_length(list) : 0;
-        for (int i = 0; i < n; i++) {
-            const char *name = config_setting_get_string_elem(list, i);
-            if (name == NULL)
-                continue;
-            emit_elem(e, name);
-            if (used < size)
-                used += (size_t)snprintf(text + used, size - used, "%s\"%s\"", used > 1 ? ", " : "",
-                                         name);
-        }
+    for (size_t i = 0; i < count; i++) {
+        emit_elem(e, names[i]);
+        if (used < size)
+            used += (size_t)snprintf(text + used, size - used, "%s\"%s\"", used > 1 ? ", " : "",
+                                     names[i]);
     }
     emit_end(e);
     if (used < size)
         snprintf(text + used, size - used, used > 1 ? "]" : "] (every plugin)");
 }
 
-static void emit_priority_map(struct emit *e, const struct config_copy *c, char *text, size_t size)
+static void emit_priority_map(struct emit *e, char *text, size_t size)
 {
     size_t used = (size_t)snprintf(text, size, "{");
+    const char *const *names;
+    const int *values;
+    size_t count = hf_introspect_priorities(&names, &values);
     emit_section(e, "value", NULL);
-    config_setting_t *group = c->parsed ? config_lookup(&c->cfg, "plugins.priority") : NULL;
-    int n = group != NULL && config_setting_is_group(group) ? config_setting_length(group) : 0;
-    for (int i = 0; i < n; i++) {
-        config_setting_t *entry = config_setting_get_elem(group, (unsigned)i);
-        long long priority = config_setting_get_int64(entry);
-        emit_int(e, config_setting_name(entry), NULL, priority);
+    for (size_t i = 0; i < count; i++) {
+        emit_int(e, names[i], NULL, values[i]);
         if (used < size)
-            used += (size_t)snprintf(text + used, size - used, "%s%s = %lld", used > 1 ? "; " : "",
-                                     config_setting_name(entry), priority);
+            used += (size_t)snprintf(text + used, size - used, "%s%s = %d", used > 1 ? "; " : "",
+                                     names[i], values[i]);
     }
     emit_end(e);
     if (used < size)
         snprintf(text + used, size - used, used > 1 ? "}" : "} (manifest priorities)");
 }
 
-static void emit_setting(struct emit *e, const struct hf_setting *row, const struct config_copy *c)
+static void emit_setting(struct emit *e, const struct hf_introspect_setting *row)
 {
-    enum hf_setting_id id = hf_setting_id_of(row);
     char value[1024];
     char source[96];
-    const char *from = setting_source(row, c, source, sizeof(source));
+    const char *from = setting_source(row, source, sizeof(source));
 
     /* The value goes first into JSON, then the text line is written from the same value. */
     if (e->json) {
         emit_item(e, "%s", row->key);
         emit_str(e, "key", NULL, row->key);
     }
-    switch (row->type) {
-    case HF_TYPE_INT:
-        snprintf(value, sizeof(value), "%lld%s%s", (long long)hf_setting_int(id),
-                 row->unit[0] ? " " : "", row->unit);
-        emit_int(e, "value", NULL, (long long)hf_setting_int(id));
+    switch (row->kind) {
+    case HF_INTROSPECT_INT:
+        snprintf(value, sizeof(value), "%lld%s%s", (long long)row->num, row->unit[0] ? " " : "",
+                 row->unit);
+        emit_int(e, "value", NULL, (long long)row->num);
         break;
-    case HF_TYPE_BOOL:
-        snprintf(value, sizeof(value), "%s", hf_setting_bool(id) ? "true" : "false");
-        emit_bool(e, "value", NULL, hf_setting_bool(id));
+    case HF_INTROSPECT_BOOL:
+        snprintf(value, sizeof(value), "%s", row->num ? "true" : "false");
+        emit_bool(e, "value", NULL, row->num != 0);
         break;
-    case HF_TYPE_STRING:
-    case HF_TYPE_ENUM: {
-        const char *text = hf_setting_string(id);
-        snprintf(value, sizeof(value), "\"%s\"", text != NULL ? text : "");
-        emit_str(e, "value", NULL, text != NULL ? text : "");
+    case HF_INTROSPECT_STRING:
+        snprintf(value, sizeof(value), "\"%s\"", row->text != NULL ? row->text : "");
+        emit_str(e, "value", NULL, row->text != NULL ? row->text : "");
         break;
-    }
-    case HF_TYPE_LIST:
-        emit_enable_list(e, c, value, sizeof(value));
+    case HF_INTROSPECT_LIST:
+        emit_enable_list(e, value, sizeof(value));
         break;
-    case HF_TYPE_MAP:
-        emit_priority_map(e, c, value, sizeof(value));
+    case HF_INTROSPECT_MAP:
+        emit_priority_map(e, value, sizeof(value));
         break;
     }
     if (e->json) {
         emit_str(e, "unit", NULL, row->unit);
         emit_str(e, "source", NULL, from);
+        emit_str(e, "where", NULL, row->view ? NULL : row->where);
         emit_bool(e, "live", NULL, row->live);
-        emit_bool(e, "acts", NULL, row->no_effect == NULL);
+        emit_bool(e, "acts", NULL, row->acts);
         emit_str(e, "help", NULL, row->help);
         emit_end(e);
     } else {
@@ -179,26 +121,96 @@ static void emit_setting(struct emit *e, const struct hf_setting *row, const str
 
 void report_settings(struct emit *e, const struct check_setup *s)
 {
-    struct config_copy c;
-    config_copy_read(&c, s);
     emit_list(e, "settings", "Settings (key, value, where the value came from)");
     if (s->config_rc < 0)
         emit_text(e, "(the configuration did not load; these are the built-in defaults)");
-    for (size_t i = 0; i < HF_SETTING_COUNT; i++)
-        emit_setting(e, &hf_settings[i], &c);
+    for (unsigned i = 0; i < hf_introspect_setting_count(); i++) {
+        struct hf_introspect_setting row;
+        if (hf_introspect_setting_at(i, &row) == 0)
+            emit_setting(e, &row);
+    }
     emit_end(e);
-    config_destroy(&c.cfg);
+}
+
+/* One declared key: its value, where it came from (with the file's line), and its help line. */
+static void emit_plugin_key(struct emit *e, const struct hf_introspect_plugin_key *k)
+{
+    char source[4200];
+    const char *from = k->origin == HF_INTROSPECT_ORIGIN_FILE && k->where != NULL
+                           ? (snprintf(source, sizeof(source), "config file %s", k->where), source)
+                           : origin_words(k->origin, k->where, source, sizeof(source));
+    char value[300];
+    snprintf(value, sizeof(value), "%s%s%s", k->value, k->unit[0] ? " " : "", k->unit);
+    if (!e->json) {
+        emit_text(e, "%-40s %-20s %s", k->key, value, from);
+        emit_text(e, "  %s", k->help);
+        return;
+    }
+    emit_item(e, "%s", k->key);
+    emit_str(e, "key", NULL, k->key);
+    emit_str(e, "type", NULL, k->type);
+    switch (k->kind) {
+    case HF_INTROSPECT_INT:
+        emit_int(e, "value", NULL, (long long)k->num);
+        break;
+    case HF_INTROSPECT_BOOL:
+        emit_bool(e, "value", NULL, k->num != 0);
+        break;
+    default:
+        emit_str(e, "value", NULL, k->text);
+        break;
+    }
+    emit_str(e, "unit", NULL, k->unit);
+    emit_str(e, "source", NULL, from);
+    emit_str(e, "where", NULL, k->where);
+    emit_str(e, "environment", NULL, k->env);
+    emit_str(e, "accepts", NULL, k->accepts);
+    emit_bool(e, "live", NULL, k->live);
+    emit_str(e, "help", NULL, k->help);
+    emit_end(e);
+}
+
+void report_plugin_settings(struct emit *e, const struct check_setup *s)
+{
+    (void)s;
+    emit_list(e, "plugin_settings", "Plugin settings (key, value, where the value came from)");
+    unsigned count = hf_introspect_backend_count();
+    if (count == 0)
+        emit_text(e, "none: no backend is loaded");
+    for (unsigned i = 0; i < count; i++) {
+        struct hf_introspect_backend b;
+        if (hf_introspect_backend_at(i, &b) < 0)
+            continue;
+        struct hf_introspect_plugin_key key;
+        int rc = hf_introspect_plugin_key_at(b.name, 0, &key);
+        emit_item(e, "%s", b.name);
+        emit_str(e, "plugin", NULL, b.name);
+        /* Plugins built before ABI minor 5 read their keys without declaring them. */
+        emit_bool(e, "declared", NULL, rc != -ESRCH);
+        if (rc == -ESRCH)
+            emit_text(e, "(declares no keys: its group is read as it is, unknown keys are "
+                         "reported once it has started)");
+        emit_list(e, "keys", NULL);
+        for (unsigned k = 0; rc == 0; k++) {
+            rc = hf_introspect_plugin_key_at(b.name, k, &key);
+            if (rc == 0)
+                emit_plugin_key(e, &key);
+        }
+        emit_end(e);
+        emit_end(e);
+    }
+    emit_end(e);
 }
 
 /* ---- library, configuration, runtime ------------------------------------------------------- */
 
 static void report_config(struct emit *e, const struct check_setup *s)
 {
-    const char *env = hf_env_get("HIPFILE_CONFIG");
+    const char *env = hf_introspect_env("HIPFILE_CONFIG");
     bool from_env = env != NULL && env[0] != '\0';
     /* Without HIPFILE_CONFIG the library reads the first file of its search path that exists. */
-    const char *const *search = hf_config_search_path();
-    const char *path = hf_config_path();
+    const char *const *search = hf_introspect_config_search_path();
+    const char *path = hf_introspect_config_path();
     const char *tried = from_env ? env : path != NULL ? path : search[0];
     char error[1024];
 
@@ -226,19 +238,18 @@ static void report_runtime(struct emit *e, const struct check_setup *s)
 {
     char source[96];
     char error[2048];
-    struct config_copy c;
-    config_copy_read(&c, s);
-    const char *requested = hf_config_get_string("gpu.runtime");
-    const char *from =
-        setting_source(&hf_settings[HF_SETTING_GPU_RUNTIME], &c, source, sizeof(source));
+    struct hf_introspect_setting runtime;
+    hf_introspect_setting_of(HF_INTROSPECT_GPU_RUNTIME, &runtime);
+    const char *requested = runtime.text;
+    const char *from = setting_source(&runtime, source, sizeof(source));
 
     emit_section(e, "runtime", "GPU runtime");
     emit_str(e, "requested", NULL, requested);
     emit_str(e, "requested_source", NULL, from);
     emit_strf(e, NULL, "gpu.runtime", "%s (%s)", requested != NULL ? requested : "", from);
 
-    const struct hf_gpu_runtime *rt = hf_gpu_runtime();
-    const struct hf_gpu_ops *ops = hf_gpu();
+    struct hf_introspect_runtime rt_facts;
+    const struct hf_introspect_runtime *rt = hf_introspect_runtime(&rt_facts) ? &rt_facts : NULL;
     emit_bool(e, "bound", "bound", rt != NULL);
     emit_bool(e, "host_fallback", NULL, s->host_fallback);
     if (s->host_fallback) {
@@ -252,15 +263,8 @@ static void report_runtime(struct emit *e, const struct check_setup *s)
                      "itself never picks the emulation)");
     }
     if (rt != NULL) {
-        Dl_info where;
-        const char *library = NULL;
-        void *fn;
-        /* POSIX lets a function pointer travel as void *; dladdr names the file holding it. */
-        memcpy(&fn, &rt->get_device_count, sizeof(fn));
-        if (dladdr(fn, &where) != 0)
-            library = where.dli_fname;
-        emit_str(e, "name", "name", ops->name);
-        emit_str(e, "library", "library", library);
+        emit_str(e, "name", "name", rt->name);
+        emit_str(e, "library", "library", rt->library);
         emit_strf(e, "version", "HIP version", "%d.%d.%d", rt->version / 10000000,
                   rt->version / 100000 % 100, rt->version % 100000);
         emit_int(e, "version_code", NULL, rt->version);
@@ -285,7 +289,6 @@ static void report_runtime(struct emit *e, const struct check_setup *s)
                          "selects the emulation in host memory)");
     }
     emit_end(e);
-    config_destroy(&c.cfg);
 }
 
 void report_platform(struct emit *e, const struct check_setup *s)

@@ -4,17 +4,12 @@
  * step failed. One difference: where gpu.runtime = "auto" finds no GPU, the plain hipfile-check
  * takes the host emulation beside it, and says so.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "check.h"
-#include "config.h"
-#include "gpu.h"
-#include "loader.h"
-#include "log.h"
 
 /* Everything is captured; the report shows warnings and errors unless --verbose. */
 #define CAPTURE_LEVEL HF_LOG_DEBUG
@@ -30,16 +25,10 @@ static char *step_log(const struct check_setup *s, off_t from)
 /* The file that holds the bound runtime, into @p buf. */
 static void bound_library(char *buf, size_t size)
 {
-    const struct hf_gpu_runtime *rt = hf_gpu_runtime();
-    Dl_info where;
-    void *fn = NULL;
+    struct hf_introspect_runtime rt;
     snprintf(buf, size, "%s", HOST_PROVIDER_SONAME);
-    if (rt == NULL)
-        return;
-    /* POSIX lets a function pointer travel as void *; dladdr names the file holding it. */
-    memcpy(&fn, &rt->get_device_count, sizeof(fn));
-    if (dladdr(fn, &where) != 0 && where.dli_fname != NULL)
-        snprintf(buf, size, "%s", where.dli_fname);
+    if (hf_introspect_runtime(&rt) && rt.library != NULL)
+        snprintf(buf, size, "%s", rt.library);
 }
 
 void check_setup_run(struct check_setup *s)
@@ -53,15 +42,17 @@ void check_setup_run(struct check_setup *s)
 
     /* The same steps, in the same order, as the setup behind the first hipFileDriverOpen. */
     off_t from = capture_mark(&s->capture);
-    s->config_rc = hf_config_load();
+    s->config_rc = hf_introspect_config_load();
     capture_resume(&s->capture, CAPTURE_LEVEL);
     s->config_log = step_log(s, from);
     if (s->config_rc < 0)
         return;
 
     from = capture_mark(&s->capture);
-    const char *runtime = hf_config_get_string("gpu.runtime");
-    s->gpu_rc = hf_gpu_bind(runtime);
+    struct hf_introspect_setting runtime_setting;
+    hf_introspect_setting_of(HF_INTROSPECT_GPU_RUNTIME, &runtime_setting);
+    const char *runtime = runtime_setting.text;
+    s->gpu_rc = hf_introspect_gpu_bind(runtime);
     s->gpu_log = step_log(s, from);
     /*
      * This build links no provider, so it stands for the machine rather than for one kind of
@@ -73,7 +64,7 @@ void check_setup_run(struct check_setup *s)
         s->auto_log = s->gpu_log;
         from = capture_mark(&s->capture);
         /* By name: this program's run path is the directory the tools' libraries are in. */
-        s->gpu_rc = hf_gpu_bind("host");
+        s->gpu_rc = hf_introspect_gpu_bind("host");
         s->gpu_log = step_log(s, from);
         s->host_fallback = s->gpu_rc == 0;
         bound_library(s->host_library, sizeof(s->host_library));
@@ -82,7 +73,7 @@ void check_setup_run(struct check_setup *s)
         return;
 
     from = capture_mark(&s->capture);
-    s->loader_rc = hf_loader_load_all();
+    s->loader_rc = hf_introspect_plugins_load();
     s->loader_log = step_log(s, from);
 }
 
@@ -117,7 +108,7 @@ const char *check_setup_problem(const struct check_setup *s, char *buf, size_t s
         const char *why = log_last_error(s->config_log, error, sizeof(error));
         snprintf(buf, size, "the configuration does not load: %s",
                  why != NULL ? why : strerror(-s->config_rc));
-    } else if (hf_gpu_runtime() == NULL) {
+    } else if (!hf_introspect_runtime(&(struct hf_introspect_runtime){0})) {
         const char *why = log_last_error(s->gpu_log, error, sizeof(error));
         const char *prefix = "GPU runtime: ";
         if (why != NULL && strncmp(why, prefix, strlen(prefix)) == 0)

@@ -11,34 +11,30 @@
 #include <strings.h>
 
 #include "check.h"
-#include "config.h"
-#include "gpu.h"
-#include "loader.h"
-#include "log.h"
-#include "manifest.h"
-#include "plugin_trust.h"
 
 /* Whether the selector could ever hand device memory to @p b (manifest, caps, compat mode). */
-static bool serves_device_memory(const struct hf_backend *b, enum hf_compat_mode mode)
+static bool serves_device_memory(const struct hf_introspect_backend *b,
+                                 enum hf_introspect_compat mode)
 {
-    uint32_t caps = b->ops->caps;
+    uint32_t caps = b->caps;
     if (!(b->mem_types & (1u << HF_MEM_DEVICE)) || !(caps & (HF_CAP_READ | HF_CAP_WRITE)))
         return false;
-    if (mode == HF_COMPAT_FORCE && !(caps & HF_CAP_COMPAT))
+    if (mode == HF_INTROSPECT_COMPAT_FORCE && !(caps & HF_CAP_COMPAT))
         return false;
-    if (mode == HF_COMPAT_OFF && (caps & HF_CAP_COMPAT))
+    if (mode == HF_INTROSPECT_COMPAT_OFF && (caps & HF_CAP_COMPAT))
         return false;
     return true;
 }
 
 bool check_gpu_io_usable(const struct check_setup *s)
 {
-    const struct hf_gpu_runtime *rt = hf_gpu_runtime();
-    if (s->config_rc < 0 || rt == NULL || rt->device_count < 1 || s->loader_rc < 0)
+    struct hf_introspect_runtime rt;
+    if (s->config_rc < 0 || !hf_introspect_runtime(&rt) || rt.device_count < 1 || s->loader_rc < 0)
         return false;
-    enum hf_compat_mode mode = hf_config_compat_mode();
-    for (unsigned i = 0; i < hf_backend_count(); i++) {
-        if (serves_device_memory(hf_backend_at(i), mode))
+    enum hf_introspect_compat mode = hf_introspect_compat_mode();
+    for (unsigned i = 0; i < hf_introspect_backend_count(); i++) {
+        struct hf_introspect_backend b;
+        if (hf_introspect_backend_at(i, &b) == 0 && serves_device_memory(&b, mode))
             return true;
     }
     return false;
@@ -99,7 +95,7 @@ static void config_problem(const struct check_setup *s, struct problems *p)
     char file[1024];
     long line = 0;
     const char *why = log_last_error(s->config_log, error, sizeof(error));
-    const char *failure = hf_config_failure();
+    const char *failure = hf_introspect_config_failure();
     const char *variable = "the environment variable ";
     const char *config = "the config file ";
     if (why == NULL)
@@ -134,9 +130,11 @@ static void runtime_problem(const struct check_setup *s, struct problems *p)
         why += strlen(prefix);
     if (why == NULL)
         why = strerror(-s->gpu_rc);
-    const char *runtime = hf_config_get_string("gpu.runtime");
-    const char *where = NULL;
-    enum hf_setting_origin from = hf_setting_origin(HF_SETTING_GPU_RUNTIME, &where);
+    struct hf_introspect_setting setting;
+    hf_introspect_setting_of(HF_INTROSPECT_GPU_RUNTIME, &setting);
+    const char *runtime = setting.text;
+    const char *where = setting.where;
+    enum hf_introspect_origin from = setting.origin;
     if (s->auto_log != NULL) {
         problem_add(p,
                     "build the host runtime (runtimes/host, built by default) or install it "
@@ -155,11 +153,11 @@ static void runtime_problem(const struct check_setup *s, struct problems *p)
                     program_invocation_short_name, why);
         return;
     }
-    if (from == HF_ORIGIN_ENV)
+    if (from == HF_INTROSPECT_ORIGIN_ENV)
         snprintf(fix, sizeof(fix),
                  "set HIPFILE_GPU_RUNTIME to auto, hip, cuda, host or the path of a HIP runtime "
                  "library, or unset it");
-    else if (from == HF_ORIGIN_FILE)
+    else if (from == HF_INTROSPECT_ORIGIN_FILE)
         snprintf(fix, sizeof(fix),
                  "change gpu.runtime at %s to auto, hip, cuda, host or the path of a HIP runtime "
                  "library",
@@ -168,19 +166,21 @@ static void runtime_problem(const struct check_setup *s, struct problems *p)
         snprintf(fix, sizeof(fix), "install the runtime gpu.runtime names");
     problem_add(p, fix, "gpu.runtime = \"%s\" (from %s) cannot be bound: %s",
                 runtime != NULL ? runtime : "",
-                hf_setting_origin_text(HF_SETTING_GPU_RUNTIME, origin, sizeof(origin)), why);
+                hf_introspect_origin_text(HF_INTROSPECT_GPU_RUNTIME, origin, sizeof(origin)), why);
 }
 
 /* A plugin directory that is missing, unreadable or refused; false when it can be read. */
 static bool directory_problem(const struct check_setup *s, struct problems *p)
 {
-    const char *dir = hf_config_get_string("plugins.directory");
-    char why[HF_MANIFEST_WHY_SIZE];
+    struct hf_introspect_setting directory;
+    hf_introspect_setting_of(HF_INTROSPECT_PLUGINS_DIRECTORY, &directory);
+    const char *dir = directory.text;
+    char why[HF_INTROSPECT_WHY_SIZE];
     char origin[1024];
     char fix[1024];
     int rc = s->loader_rc < 0 ? s->loader_rc : 0;
     if (s->loader_rc == 1)
-        rc = dir != NULL && dir[0] != '\0' ? hf_plugin_trust_directory(dir, why, sizeof(why))
+        rc = dir != NULL && dir[0] != '\0' ? hf_introspect_trust_directory(dir, why, sizeof(why))
                                            : -ENOENT;
     if (rc == 0)
         return false;
@@ -196,9 +196,9 @@ static bool directory_problem(const struct check_setup *s, struct problems *p)
                     text != NULL ? text : strerror(EPERM));
         return true;
     }
-    problem_add(p, hf_loader_directory_fix(fix, sizeof(fix)), "plugin directory %s (from %s): %s",
-                dir != NULL ? dir : "(none)",
-                hf_setting_origin_text(HF_SETTING_PLUGINS_DIRECTORY, origin, sizeof(origin)),
+    problem_add(p, hf_introspect_directory_fix(fix, sizeof(fix)),
+                "plugin directory %s (from %s): %s", dir != NULL ? dir : "(none)",
+                hf_introspect_origin_text(HF_INTROSPECT_PLUGINS_DIRECTORY, origin, sizeof(origin)),
                 strerror(-rc));
     return true;
 }
@@ -222,7 +222,7 @@ static const char *manifest_names(const struct manifest_result *r, int n, char *
 /* Where plugins.enable came from, as "HIPFILE_PLUGINS" or "plugins.enable at FILE:LINE". */
 static const char *enable_source(char *buf, size_t size)
 {
-    return hf_setting_origin_text(HF_SETTING_PLUGINS_ENABLE, buf, size);
+    return hf_introspect_origin_text(HF_INTROSPECT_PLUGINS_ENABLE, buf, size);
 }
 
 /* Names of plugins.enable that no manifest has; returns how many problems it added. */
@@ -231,13 +231,15 @@ static size_t enable_problems(const struct manifest_result *r, int n, const char
 {
     size_t before = p->count;
     const char *const *names;
-    size_t count = hf_config_plugin_enable_list(&names);
+    size_t count = hf_introspect_enable_list(&names);
     char there[1024];
     char source[1024];
     char fix[1536];
     manifest_names(r, n, there, sizeof(there));
-    const char *where = NULL;
-    bool from_env = hf_setting_origin(HF_SETTING_PLUGINS_ENABLE, &where) == HF_ORIGIN_ENV;
+    struct hf_introspect_setting enable;
+    hf_introspect_setting_of(HF_INTROSPECT_PLUGINS_ENABLE, &enable);
+    const char *where = enable.where;
+    bool from_env = enable.origin == HF_INTROSPECT_ORIGIN_ENV;
     for (size_t e = 0; e < count; e++) {
         bool found = false;
         for (int i = 0; i < n && !found; i++)
@@ -273,8 +275,10 @@ static void disabled_problem(const struct manifest_result *r, int n, struct prob
     }
     if (used == 0)
         return;
-    const char *where = NULL;
-    if (hf_setting_origin(HF_SETTING_PLUGINS_ENABLE, &where) == HF_ORIGIN_ENV)
+    struct hf_introspect_setting enable;
+    hf_introspect_setting_of(HF_INTROSPECT_PLUGINS_ENABLE, &enable);
+    const char *where = enable.where;
+    if (enable.origin == HF_INTROSPECT_ORIGIN_ENV)
         snprintf(fix, sizeof(fix), "add the plugins to use to HIPFILE_PLUGINS, or unset it");
     else
         snprintf(fix, sizeof(fix), "add the plugins to use to plugins.enable at %s",
@@ -305,18 +309,20 @@ static void manifest_problem(const struct manifest_result *r, const char *dir, s
 
 static void backend_problems(const struct check_setup *s, struct problems *p)
 {
-    const char *dir = hf_config_get_string("plugins.directory");
+    struct hf_introspect_setting directory;
+    hf_introspect_setting_of(HF_INTROSPECT_PLUGINS_DIRECTORY, &directory);
+    const char *dir = directory.text;
     char fix[1024];
-    if (hf_backend_count() == 0) {
+    if (hf_introspect_backend_count() == 0) {
         struct manifest_result *results;
         int n = manifest_results(s, dir, &results);
         if (n < 0) {
-            problem_add(p, hf_loader_directory_fix(fix, sizeof(fix)), "plugin directory %s: %s",
+            problem_add(p, hf_introspect_directory_fix(fix, sizeof(fix)), "plugin directory %s: %s",
                         dir, strerror(-n));
             return;
         }
         if (n == 0)
-            problem_add(p, hf_loader_directory_fix(fix, sizeof(fix)),
+            problem_add(p, hf_introspect_directory_fix(fix, sizeof(fix)),
                         "plugin directory %s holds no manifests (*.xml), so no backend loaded",
                         dir);
         if (enable_problems(results, n, dir, p) == 0)
@@ -326,10 +332,12 @@ static void backend_problems(const struct check_setup *s, struct problems *p)
         free(results);
         return;
     }
-    enum hf_compat_mode mode = hf_config_compat_mode();
+    enum hf_introspect_compat mode = hf_introspect_compat_mode();
     bool any_device = false;
-    for (unsigned i = 0; i < hf_backend_count(); i++)
-        any_device |= (hf_backend_at(i)->mem_types & (1u << HF_MEM_DEVICE)) != 0;
+    for (unsigned i = 0; i < hf_introspect_backend_count(); i++) {
+        struct hf_introspect_backend b;
+        any_device |= hf_introspect_backend_at(i, &b) == 0 && (b.mem_types & (1u << HF_MEM_DEVICE));
+    }
     if (!any_device) {
         problem_add(p,
                     "enable a backend whose manifest accepts device memory, such as fallback "
@@ -337,12 +345,14 @@ static void backend_problems(const struct check_setup *s, struct problems *p)
                     "no loaded backend accepts device memory");
         return;
     }
-    const char *where = NULL;
-    switch (hf_setting_origin(HF_SETTING_COMPAT_MODE, &where)) {
-    case HF_ORIGIN_ENV:
+    struct hf_introspect_setting compat;
+    hf_introspect_setting_of(HF_INTROSPECT_COMPAT_MODE, &compat);
+    const char *where = compat.where;
+    switch (compat.origin) {
+    case HF_INTROSPECT_ORIGIN_ENV:
         snprintf(fix, sizeof(fix), "unset %s (or set properties.compat_mode to allow)", where);
         break;
-    case HF_ORIGIN_FILE:
+    case HF_INTROSPECT_ORIGIN_FILE:
         snprintf(fix, sizeof(fix), "set properties.compat_mode = \"allow\" at %s", where);
         break;
     default:
@@ -362,7 +372,8 @@ static void problems_collect(const struct check_setup *s, struct problems *p)
         config_problem(s, p);
         return;
     }
-    if (hf_gpu_runtime() == NULL || hf_gpu_runtime()->device_count < 1) {
+    struct hf_introspect_runtime rt;
+    if (!hf_introspect_runtime(&rt) || rt.device_count < 1) {
         runtime_problem(s, p);
         /* The plugins load only with a runtime, but their directory can be checked now. */
         directory_problem(s, p);
@@ -393,35 +404,37 @@ int report_verdict(struct emit *e, const struct check_setup *s)
     char reason[4096];
     char names[1024] = "";
     size_t used = 0;
-    enum hf_compat_mode mode = hf_config_compat_mode();
+    enum hf_introspect_compat mode = hf_introspect_compat_mode();
     static struct problems problems;
 
     emit_section(e, "verdict", "Verdict");
     emit_bool(e, "usable", NULL, usable);
     emit_bool(e, "host_fallback", NULL, usable && s->host_fallback);
     emit_list(e, "device_memory_backends", NULL);
-    for (unsigned i = 0; usable && i < hf_backend_count(); i++) {
-        const struct hf_backend *b = hf_backend_at(i);
-        if (!serves_device_memory(b, mode))
+    for (unsigned i = 0; usable && i < hf_introspect_backend_count(); i++) {
+        struct hf_introspect_backend b;
+        if (hf_introspect_backend_at(i, &b) < 0 || !serves_device_memory(&b, mode))
             continue;
-        emit_elem(e, b->name);
+        emit_elem(e, b.name);
         if (used < sizeof(names))
             used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s", used ? ", " : "",
-                                     b->name);
+                                     b.name);
     }
     emit_end(e);
     problems.count = 0;
     if (!usable)
         problems_collect(s, &problems);
     if (usable) {
-        const struct hf_gpu_runtime *rt = hf_gpu_runtime();
+        struct hf_introspect_runtime rt;
+        (void)hf_introspect_runtime(&rt);
         snprintf(reason, sizeof(reason),
                  "GPU I/O is usable: runtime %s with %d device%s%s; backends for device "
                  "memory: %s; %s",
-                 hf_gpu()->name, rt->device_count, rt->device_count == 1 ? "" : "s",
-                 rt->host_emulated ? " (host emulation)" : "", names,
-                 hf_loader_has_direct_backend() ? "a direct path is available"
-                                                : "no direct path (data goes through host memory)");
+                 rt.name, rt.device_count, rt.device_count == 1 ? "" : "s",
+                 rt.host_emulated ? " (host emulation)" : "", names,
+                 hf_introspect_has_direct_backend()
+                     ? "a direct path is available"
+                     : "no direct path (data goes through host memory)");
         emit_str(e, "reason", NULL, NULL);
     } else {
         size_t at = (size_t)snprintf(reason, sizeof(reason), "GPU I/O is NOT usable: ");

@@ -188,10 +188,24 @@ static void origin_file(struct hf_config_staged *st, const struct hf_config_stat
     st->origin_where[id] = hf_config_keep_string(hf_config_where(cs, state, &w));
 }
 
-static int stage_value_from_file(struct hf_config_staged *st, struct hf_config_state *state,
-                                 const struct hf_setting *s, const config_setting_t *cs)
+/* Stage a checked value of @p s; a view of compat_mode changes compat_mode. */
+static void stage_value(struct hf_config_staged *st, const struct hf_setting *s, int64_t num,
+                        const char *text)
 {
     enum hf_setting_id id = hf_setting_id_of(s);
+    if (s->view != HF_VIEW_NONE)
+        st->num[HF_SETTING_COMPAT_MODE] =
+            hf_setting_compat_after_view(st->num[HF_SETTING_COMPAT_MODE], s->view, num != 0);
+    else if (s->type == HF_TYPE_STRING)
+        st->text[id] = text;
+    else
+        st->num[id] = num;
+}
+
+int hf_config_value_from_file(const struct hf_setting *s, const config_setting_t *cs,
+                              const struct hf_config_state *state, int64_t *num_p,
+                              const char **text_p)
+{
     int type = config_setting_type(cs);
     switch (s->type) {
     case HF_TYPE_INT: {
@@ -200,51 +214,61 @@ static int stage_value_from_file(struct hf_config_staged *st, struct hf_config_s
         long long v = config_setting_get_int64(cs);
         if (!hf_setting_int_ok(s, v))
             return file_value_error(s, cs, state);
-        st->num[id] = v;
+        *num_p = v;
         return 0;
     }
-    case HF_TYPE_BOOL: {
+    case HF_TYPE_BOOL:
         if (type != CONFIG_TYPE_BOOL)
             return file_type_error(s, cs, state);
-        bool on = config_setting_get_bool(cs);
-        if (s->view != HF_VIEW_NONE)
-            st->num[HF_SETTING_COMPAT_MODE] =
-                hf_setting_compat_after_view(st->num[HF_SETTING_COMPAT_MODE], s->view, on);
-        else
-            st->num[id] = on;
+        *num_p = config_setting_get_bool(cs);
         return 0;
-    }
-    case HF_TYPE_STRING:
+    case HF_TYPE_STRING: {
         if (type != CONFIG_TYPE_STRING)
             return file_type_error(s, cs, state);
-        if (!hf_setting_string_ok(s, config_setting_get_string(cs)))
+        const char *text = config_setting_get_string(cs);
+        if (!hf_setting_string_ok(s, text))
             return file_value_error(s, cs, state);
-        st->text[id] = config_setting_get_string(cs);
-        if (hf_setting_path_is_relative(s, st->text[id])) {
-            st->text[id] = file_path_resolve(state, st->text[id]);
-            if (st->text[id] == NULL) {
+        if (hf_setting_path_is_relative(s, text)) {
+            text = file_path_resolve(state, text);
+            if (text == NULL) {
                 struct hf_config_where w;
                 hf_error("%s: %s: the path is too long once joined to %s",
                          hf_config_where(cs, state, &w), s->key, state->dir);
                 return -ENAMETOOLONG;
             }
         }
+        *text_p = text;
         return 0;
+    }
     case HF_TYPE_ENUM: {
         if (type != CONFIG_TYPE_STRING)
             return file_type_error(s, cs, state);
         int index = hf_setting_parse_enum(s, config_setting_get_string(cs));
         if (index < 0)
             return file_value_error(s, cs, state);
-        st->num[id] = index;
+        *num_p = index;
         return 0;
     }
     case HF_TYPE_LIST:
-        return stage_enable_list(s, cs, state);
     case HF_TYPE_MAP:
-        return stage_priority_map(s, cs, state);
+        break;
     }
     return -EINVAL;
+}
+
+static int stage_value_from_file(struct hf_config_staged *st, struct hf_config_state *state,
+                                 const struct hf_setting *s, const config_setting_t *cs)
+{
+    if (s->type == HF_TYPE_LIST)
+        return stage_enable_list(s, cs, state);
+    if (s->type == HF_TYPE_MAP)
+        return stage_priority_map(s, cs, state);
+    int64_t num = 0;
+    const char *text = NULL;
+    int rc = hf_config_value_from_file(s, cs, state, &num, &text);
+    if (rc == 0)
+        stage_value(st, s, num, text);
+    return rc;
 }
 
 static int stage_from_file(struct hf_config_staged *st, struct hf_config_state *state,
@@ -526,10 +550,9 @@ static int stage_env_list(const struct hf_setting *s, const char *value,
     return 0;
 }
 
-static int stage_from_env(struct hf_config_staged *st, struct hf_config_state *state,
-                          const struct hf_setting *s, const char *value)
+int hf_config_value_from_env(const struct hf_setting *s, const char *value, int64_t *num_p,
+                             const char **text_p)
 {
-    enum hf_setting_id id = hf_setting_id_of(s);
     switch (s->type) {
     case HF_TYPE_INT: {
         char *end;
@@ -537,18 +560,14 @@ static int stage_from_env(struct hf_config_staged *st, struct hf_config_state *s
         long long v = strtoll(value, &end, 0);
         if (errno != 0 || end == value || *end != '\0' || !hf_setting_int_ok(s, v))
             return env_error(s, value);
-        st->num[id] = v;
+        *num_p = v;
         return 0;
     }
     case HF_TYPE_BOOL: {
         int on = hf_setting_parse_bool(value);
         if (on < 0)
             return env_error(s, value);
-        if (s->view != HF_VIEW_NONE)
-            st->num[HF_SETTING_COMPAT_MODE] =
-                hf_setting_compat_after_view(st->num[HF_SETTING_COMPAT_MODE], s->view, on);
-        else
-            st->num[id] = on;
+        *num_p = on;
         return 0;
     }
     case HF_TYPE_STRING:
@@ -560,21 +579,35 @@ static int stage_from_env(struct hf_config_staged *st, struct hf_config_state *s
                      value, s->key);
             return -EINVAL;
         }
-        st->text[id] = hf_config_keep_string(value);
-        return st->text[id] != NULL ? 0 : -ENOMEM;
+        *text_p = hf_config_keep_string(value);
+        return *text_p != NULL ? 0 : -ENOMEM;
     case HF_TYPE_ENUM: {
         int index = hf_setting_parse_enum(s, value);
         if (index < 0)
             return env_error(s, value);
-        st->num[id] = index;
+        *num_p = index;
         return 0;
     }
     case HF_TYPE_LIST:
-        return stage_env_list(s, value, state);
     case HF_TYPE_MAP:
         break;
     }
     return -EINVAL;
+}
+
+static int stage_from_env(struct hf_config_staged *st, struct hf_config_state *state,
+                          const struct hf_setting *s, const char *value)
+{
+    if (s->type == HF_TYPE_LIST)
+        return stage_env_list(s, value, state);
+    if (s->type == HF_TYPE_MAP)
+        return -EINVAL;
+    int64_t num = 0;
+    const char *text = NULL;
+    int rc = hf_config_value_from_env(s, value, &num, &text);
+    if (rc == 0)
+        stage_value(st, s, num, text);
+    return rc;
 }
 
 static int stage_env(struct hf_config_staged *st, struct hf_config_state *state)
@@ -635,9 +668,17 @@ int hf_config_load(void)
     rc = stage_file(&st, state);
     if (rc == 0)
         rc = stage_env(&st, state);
+    /* Plugins that declared their keys have them checked against this file before it counts. */
+    struct hf_config_declared_staged declared;
+    if (rc == 0) {
+        rc = hf_config_declared_stage(state, &declared);
+        if (rc < 0 && atomic_load(&last_failure) == NULL && state->path != NULL)
+            failure_set("the config file", state->path);
+    }
     if (rc < 0)
         goto out_discard;
     hf_config_store_publish(&st, state);
+    hf_config_declared_publish(&declared);
     goto out_unlock;
 out_discard:
     state_discard(state);
@@ -666,6 +707,7 @@ void hf_config_reset(void)
     struct hf_config_staged st;
     hf_config_stage_defaults(&st);
     hf_config_store_forget_overrides();
+    hf_config_declared_forget();
     hf_config_store_publish(&st, NULL);
     atomic_store(&last_path, NULL);
     atomic_store(&last_failure, NULL);

@@ -1,9 +1,14 @@
 /*
- * Settings: one table of every key (core/settings.h), fed in order by built-in defaults, the config
+ * Settings: one table of every key (settings.h), fed in order by built-in defaults, the config
  * file (libconfig), the environment and the parameter API. Top-level groups that are not the
  * core's own (log, gpu, plugins, properties, execution, profile, fs) belong to the plugin of that
- * name and are kept as parsed so backends can look up their own knobs; once the plugins are loaded,
- * keys no plugin read and groups no plugin owns are reported (hf_config_warn_unused).
+ * name. A plugin that declares its keys (hf_config_declare_plugin_settings) has its group checked
+ * against them and is answered from them; the groups of other plugins are kept as parsed for them
+ * to look up, and once the plugins are loaded, keys no plugin read and groups no plugin owns are
+ * reported (hf_config_warn_unused).
+ *
+ * This header (with settings.h, which it includes) is the whole of the configuration the rest of
+ * the core sees; the other headers of core/config/ are private to that folder.
  *
  * Reads never block: values are atomics, and every string handed out (setting values, plugin
  * group strings, the config path) stays valid for the life of the process, so I/O threads may read
@@ -102,7 +107,10 @@ const char *const *hf_config_search_path(void);
 /** Path of the file the last hf_config_load read or failed on, or NULL when it used defaults. */
 const char *hf_config_path(void);
 
-/** Integer, boolean (0/1) or enum (index) setting by dotted key; 0 for an unknown key. */
+/**
+ * Integer, boolean (0/1) or enum (index) setting by dotted key; 0 for an unknown key. Kept only
+ * for callers not yet reading by id: new code reads with hf_setting_int and friends.
+ */
 int64_t hf_config_get_int(const char *key);
 /** Boolean setting by dotted key; false for an unknown key. */
 bool hf_config_get_bool(const char *key);
@@ -136,18 +144,24 @@ int hf_setting_set_string(enum hf_setting_id id, const char *value);
 size_t hf_config_plugin_enable_list(const char *const **names_p);
 /** Whether plugin @p name may be opened (plugins.enable; absent or empty list = all). */
 bool hf_config_plugin_enabled(const char *name);
+/** plugins.priority as loaded: its names into *names_p, their priorities into *values_p. */
+size_t hf_config_plugin_priorities(const char *const **names_p, const int **values_p);
 /** Configured priority of plugin @p name (plugins.priority.<name>); -ENOENT when not set. */
 int hf_config_plugin_priority(const char *name, int *priority_p);
 
 /**
  * Integer @p key ("queue_depth", or a dotted path inside the group) from the top-level group named
  * after @p plugin; -ENOENT when unset, -EINVAL on a type mismatch (logged with file and line).
+ * For a plugin that declared its keys (hf_config_declare_plugin_settings): a declared key's
+ * value, or its default when unset; -ENOENT for a key it did not declare. The same holds for
+ * hf_config_plugin_bool and hf_config_plugin_string.
  */
 int hf_config_plugin_int(const char *plugin, const char *key, int64_t *value_p);
 /** Boolean from plugin @p plugin's own group; -ENOENT when unset, -EINVAL on a type mismatch. */
 int hf_config_plugin_bool(const char *plugin, const char *key, bool *value_p);
 /** String from plugin @p plugin's own group; -ENOENT when unset, -EINVAL on a type mismatch.
- * The string stays valid for the life of the process. */
+ * The string stays valid for the life of the process. A declared string key that is unset and
+ * declares no default reads as 0 with *value_p NULL. */
 int hf_config_plugin_string(const char *plugin, const char *key, const char **value_p);
 
 struct hf_setting_decl;
@@ -160,5 +174,23 @@ struct hf_setting_decl;
  */
 int hf_config_declare_plugin_settings(const char *plugin, const struct hf_setting_decl *decls,
                                       unsigned count);
+
+/** One key a plugin declared, with its current value and where the value came from. */
+struct hf_config_declared_setting {
+    const struct hf_setting_decl *decl; /**< the plugin's declaration */
+    /** The declaration as a row of the core's shape ("plugin.key"), for hf_setting_describe. */
+    const struct hf_setting *row;
+    int64_t num;                   /**< value of an int or bool (0/1) key */
+    const char *text;              /**< value of a string key; NULL when it has no default */
+    enum hf_setting_origin origin; /**< HF_ORIGIN_DEFAULT, HF_ORIGIN_FILE or HF_ORIGIN_ENV */
+    const char *where;             /**< "file:line" or the variable's name; NULL for the default */
+};
+
+/**
+ * Declared key number @p index of plugin @p plugin, in the order of its table, into *out. Returns
+ * 0, -ENOENT past the last key, or -ESRCH when the plugin declared no table.
+ */
+int hf_config_declared_at(const char *plugin, unsigned index,
+                          struct hf_config_declared_setting *out);
 
 #endif

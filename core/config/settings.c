@@ -240,10 +240,6 @@ const struct hf_setting hf_settings[HF_SETTING_COUNT] = {
                                          .no_effect = "stored; every call already checks all of "
                                                       "its arguments",
                                          .help = "extra argument checks in every API call"},
-    [HF_SETTING_FASTPATH_UNSUPPORTED_FS] = {BOOL_ROW("fastpath.unsupported_file_systems", 0),
-                                            .env = "HIPFILE_UNSUPPORTED_FILE_SYSTEMS",
-                                            .help = "let fastpath serve file systems besides "
-                                                    "ext4 (data=ordered) and xfs"},
 };
 
 bool hf_setting_path_is_relative(const struct hf_setting *s, const char *value)

@@ -427,6 +427,14 @@ bool hf_config_plugin_enabled(const char *name)
     return false;
 }
 
+size_t hf_config_plugin_priorities(const char *const **names_p, const int **values_p)
+{
+    const struct hf_config_state *state = atomic_load(&current_state);
+    *names_p = state != NULL ? state->priority_name : NULL;
+    *values_p = state != NULL ? state->priority_value : NULL;
+    return state != NULL ? state->priority_count : 0;
+}
+
 int hf_config_plugin_priority(const char *name, int *priority_p)
 {
     const struct hf_config_state *state = atomic_load(&current_state);
@@ -439,16 +447,6 @@ int hf_config_plugin_priority(const char *name, int *priority_p)
         }
     }
     return -ENOENT;
-}
-
-/* Table rows that live in a plugin's group (fastpath.unsupported_file_systems). */
-static const struct hf_setting *plugin_row(const char *plugin, const char *key)
-{
-    char dotted[HF_SETTING_KEY_MAX];
-    if (plugin == NULL || key == NULL ||
-        snprintf(dotted, sizeof(dotted), "%s.%s", plugin, key) >= (int)sizeof(dotted))
-        return NULL;
-    return hf_setting_find(dotted);
 }
 
 /*
@@ -471,11 +469,31 @@ static const struct hf_setting *core_row(const char *key)
     return s != NULL && s->type != HF_TYPE_LIST && s->type != HF_TYPE_MAP ? s : NULL;
 }
 
-/* Table rows a backend reaches: its own (fastpath.unsupported_file_systems) or the core's. */
-static const struct hf_setting *backend_row(const char *plugin, const char *key)
+/* A plugin read its own declared key with the wrong function: its table and code disagree. */
+static int declared_type_error(const struct hf_setting *row, const char *expected)
 {
-    const struct hf_setting *s = plugin_row(plugin, key);
-    return s != NULL ? s : core_row(key);
+    char declared[256];
+    hf_error("%s is declared as %s; it cannot be read as %s", row->key,
+             hf_setting_describe(row, declared, sizeof(declared)), expected);
+    return -EINVAL;
+}
+
+/*
+ * Plugin @p plugin's declared key @p key read as a value of @p type (a string read also takes a
+ * named value): 0 with *value_p, -ENOENT for a key its table does not declare, -EINVAL (logged)
+ * for another type, or 1 when the plugin declares no table and its group is read as parsed.
+ */
+static int declared_read(const char *plugin, const char *key, enum hf_setting_type type,
+                         const char *expected, const struct hf_config_declared_value **value_p)
+{
+    const struct hf_setting *row;
+    int rc = hf_config_declared_find(plugin, key, &row, value_p);
+    if (rc == -ESRCH)
+        return 1;
+    if (rc < 0)
+        return rc;
+    bool fits = row->type == type || (type == HF_TYPE_STRING && row->type == HF_TYPE_ENUM);
+    return fits ? 0 : declared_type_error(row, expected);
 }
 
 static int plugin_type_error(const char *plugin, const char *key, const config_setting_t *cs,
@@ -492,12 +510,19 @@ static int plugin_type_error(const char *plugin, const char *key, const config_s
 
 int hf_config_plugin_int(const char *plugin, const char *key, int64_t *value_p)
 {
-    const struct hf_setting *s = backend_row(plugin, key);
+    const struct hf_setting *s = core_row(key);
     if (s != NULL) {
         if (s->type != HF_TYPE_INT && s->type != HF_TYPE_ENUM)
             return plugin_type_error(plugin, key, NULL, NULL, "an integer");
         *value_p = hf_setting_int(hf_setting_id_of(s));
         return 0;
+    }
+    const struct hf_config_declared_value *v;
+    int declared = declared_read(plugin, key, HF_TYPE_INT, "an integer", &v);
+    if (declared <= 0) {
+        if (declared == 0)
+            *value_p = v->num;
+        return declared;
     }
     const struct hf_config_state *state;
     const config_setting_t *cs = plugin_lookup(plugin, key, &state);
@@ -512,12 +537,19 @@ int hf_config_plugin_int(const char *plugin, const char *key, int64_t *value_p)
 
 int hf_config_plugin_bool(const char *plugin, const char *key, bool *value_p)
 {
-    const struct hf_setting *s = backend_row(plugin, key);
+    const struct hf_setting *s = core_row(key);
     if (s != NULL) {
         if (s->type != HF_TYPE_BOOL)
             return plugin_type_error(plugin, key, NULL, NULL, "true or false");
         *value_p = hf_setting_bool(hf_setting_id_of(s));
         return 0;
+    }
+    const struct hf_config_declared_value *v;
+    int declared = declared_read(plugin, key, HF_TYPE_BOOL, "true or false", &v);
+    if (declared <= 0) {
+        if (declared == 0)
+            *value_p = v->num != 0;
+        return declared;
     }
     const struct hf_config_state *state;
     const config_setting_t *cs = plugin_lookup(plugin, key, &state);
@@ -531,12 +563,19 @@ int hf_config_plugin_bool(const char *plugin, const char *key, bool *value_p)
 
 int hf_config_plugin_string(const char *plugin, const char *key, const char **value_p)
 {
-    const struct hf_setting *s = backend_row(plugin, key);
+    const struct hf_setting *s = core_row(key);
     if (s != NULL) {
         if (s->type != HF_TYPE_STRING && s->type != HF_TYPE_ENUM)
             return plugin_type_error(plugin, key, NULL, NULL, "a string");
         *value_p = hf_setting_string(hf_setting_id_of(s));
         return 0;
+    }
+    const struct hf_config_declared_value *v;
+    int declared = declared_read(plugin, key, HF_TYPE_STRING, "a string", &v);
+    if (declared <= 0) {
+        if (declared == 0)
+            *value_p = v->text;
+        return declared;
     }
     const struct hf_config_state *state;
     const config_setting_t *cs = plugin_lookup(plugin, key, &state);
@@ -665,13 +704,4 @@ int hf_setting_set_string(enum hf_setting_id id, const char *value)
 out_unlock:
     hf_config_store_unlock();
     return rc;
-}
-
-int hf_config_declare_plugin_settings(const char *plugin, const struct hf_setting_decl *decls,
-                                      unsigned count)
-{
-    (void)plugin;
-    (void)decls;
-    (void)count;
-    return 0;
 }

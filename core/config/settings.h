@@ -58,7 +58,6 @@ enum hf_setting_id {
     HF_SETTING_PROFILE_NVTX,                  /**< profile.nvtx */
     HF_SETTING_PROFILE_STATS_REPORT,          /**< profile.stats_report */
     HF_SETTING_API_CHECK_AGGRESSIVE,          /**< fs.misc.api_check_aggressive */
-    HF_SETTING_FASTPATH_UNSUPPORTED_FS,       /**< fastpath.unsupported_file_systems */
     HF_SETTING_COUNT                          /**< number of rows */
 };
 

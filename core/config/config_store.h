@@ -1,7 +1,8 @@
 /*
  * Between config.c (which reads the file and the environment), config_store.c (which holds the
- * values readers see and the parameter-API overrides) and config_unused.c (which reports what no
- * plugin claimed): what a load hands over to be published. Internal to those files.
+ * values readers see and the parameter-API overrides), config_declared.c (which keeps the keys
+ * plugins declare) and config_unused.c (which reports what no plugin claimed): what a load hands
+ * over to be published. Private to core/config/: the rest of the core includes config.h only.
  */
 #ifndef HF_CORE_CONFIG_STORE_H
 #define HF_CORE_CONFIG_STORE_H
@@ -111,5 +112,62 @@ int hf_config_plugin_keys_collect(struct hf_config_state *state);
  * letters added, dropped, changed or swapped), else NULL. For "did you mean" hints.
  */
 const char *hf_config_suggest(const char *word, const char *const *candidates, size_t count);
+
+/**
+ * Check the file's value @p cs of row @p s (an int, bool, string or enum row: the core's table or
+ * a plugin's declaration) into *num_p (int, bool 0/1, enum index) or *text_p (string, kept for the
+ * life of the state). Returns 0, or -EINVAL after an error line naming file:line, the key and what
+ * it accepts.
+ */
+int hf_config_value_from_file(const struct hf_setting *s, const config_setting_t *cs,
+                              const struct hf_config_state *state, int64_t *num_p,
+                              const char **text_p);
+/**
+ * Check the value @p value of row @p s's variable as hf_config_value_from_file does the file's;
+ * an error names the variable and records it as what the load failed on. Lock held.
+ */
+int hf_config_value_from_env(const struct hf_setting *s, const char *value, int64_t *num_p,
+                             const char **text_p);
+
+/** Most plugins whose declared settings are kept (config_declared.c). */
+#define HF_CONFIG_DECLARED_MAX 64
+
+/** The value of one declared key and where it came from. Never freed once published. */
+struct hf_config_declared_value {
+    int64_t num;                   /**< int or bool (0/1) value */
+    const char *text;              /**< string value (a declared name's canonical spelling) */
+    enum hf_setting_origin origin; /**< default, file or environment */
+    const char *where;             /**< "file:line" or the variable; NULL for the default */
+};
+
+/** One plugin's declarations with their values (config_declared.c). */
+struct hf_config_declared_block;
+
+/** Declared values a load resolved against its file, published with it. */
+struct hf_config_declared_staged {
+    struct hf_config_declared_block *blocks[HF_CONFIG_DECLARED_MAX]; /**< by plugin, or NULL */
+    size_t count;                                                    /**< entries in blocks */
+};
+
+/**
+ * Resolve every declared plugin's keys against @p state (file, then variables) into @p staged;
+ * report unknown keys of their groups. Returns 0, or -EINVAL (logged, nothing kept). Lock held.
+ */
+int hf_config_declared_stage(const struct hf_config_state *state,
+                             struct hf_config_declared_staged *staged);
+/** Make @p staged what readers see, once the state it was resolved against is published. */
+void hf_config_declared_publish(struct hf_config_declared_staged *staged);
+/** Free what hf_config_declared_stage made, for a load that publishes nothing. */
+void hf_config_declared_discard(struct hf_config_declared_staged *staged);
+/** Forget every plugin's declarations (hf_config_reset). Lock held. */
+void hf_config_declared_forget(void);
+/** Whether plugin @p plugin declared a table (its group is then checked against it, not read). */
+bool hf_config_plugin_is_declared(const char *plugin);
+/**
+ * Declared key @p key of plugin @p plugin: its row and value. Returns 0, -ENOENT when the plugin
+ * declares a table without that key, or -ESRCH when it declares no table.
+ */
+int hf_config_declared_find(const char *plugin, const char *key, const struct hf_setting **row_p,
+                            const struct hf_config_declared_value **value_p);
 
 #endif

@@ -260,11 +260,11 @@ void hf_config_warn_unused(const struct hf_config_plugin *plugins, size_t count,
             if (!config_setting_is_group(cs) || hf_setting_group_is_core(name))
                 continue;
             const struct hf_config_plugin *p = plugin_named(plugins, count, name);
-            /* A group the table has rows in (fastpath) is known even without its plugin. */
-            if (p == NULL && !hf_setting_is_group(name))
+            if (p == NULL)
                 warn_unknown_group(state, cs, plugins, count,
                                    dir != NULL ? dir : "the plugin directory");
-            else if (p != NULL && p->initialised)
+            /* A plugin with a table had its group checked against it when it declared it. */
+            else if (p != NULL && p->initialised && !hf_config_plugin_is_declared(name))
                 warn_unread_keys(state, name);
         }
     }
