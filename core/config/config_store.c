@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "setting_values.h"
 #include "install_paths.h"
 #include "log.h"
 
@@ -344,54 +344,6 @@ static const config_setting_t *plugin_lookup(const char *plugin, const char *key
         atomic_store(&entry->read, true);
     *state_p = state;
     return cs;
-}
-
-static const config_setting_t *plugin_lookup_dotted(const char *key,
-                                                    const struct hf_config_state **state_p)
-{
-    const char *dot = key != NULL ? strchr(key, '.') : NULL;
-    char plugin[HF_SETTING_KEY_MAX];
-    if (dot == NULL || (size_t)(dot - key) >= sizeof(plugin))
-        return NULL;
-    memcpy(plugin, key, (size_t)(dot - key));
-    plugin[dot - key] = '\0';
-    if (hf_setting_group_is_core(plugin))
-        return NULL;
-    return plugin_lookup(plugin, dot + 1, state_p);
-}
-
-int64_t hf_config_get_int(const char *key)
-{
-    const struct hf_setting *s = hf_setting_find(key);
-    if (s != NULL)
-        return hf_setting_int(hf_setting_id_of(s));
-    const struct hf_config_state *state;
-    const config_setting_t *cs = plugin_lookup_dotted(key, &state);
-    if (cs == NULL)
-        return 0;
-    switch (config_setting_type(cs)) {
-    case CONFIG_TYPE_INT:
-    case CONFIG_TYPE_INT64:
-        return config_setting_get_int64(cs);
-    case CONFIG_TYPE_BOOL:
-        return config_setting_get_bool(cs);
-    }
-    return 0;
-}
-
-bool hf_config_get_bool(const char *key)
-{
-    return hf_config_get_int(key) != 0;
-}
-
-const char *hf_config_get_string(const char *key)
-{
-    const struct hf_setting *s = hf_setting_find(key);
-    if (s != NULL)
-        return hf_setting_string(hf_setting_id_of(s));
-    const struct hf_config_state *state;
-    const config_setting_t *cs = plugin_lookup_dotted(key, &state);
-    return cs != NULL ? config_setting_get_string(cs) : NULL;
 }
 
 struct hf_config_state *hf_config_store_current(void)

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "config.h"
+#include "setting_values.h"
 #include "settings.h"
 
 /**

@@ -124,21 +124,6 @@ const struct hf_setting_decl hf_fallback_setting_decls[FALLBACK_SETTING_COUNT] =
                             .multiple = SIZE_KIB_MULTIPLE},
 };
 
-/* Keys of the first version: still in old config files, now without effect. */
-static void settings_warn_retired(const struct hf_host_api *host)
-{
-    static const char *const retired[][2] = {
-        {"bounce_buffer_size_kb", "chunk_size_kb"},
-        {"bounce_buffers", "staging_slots_per_device"},
-    };
-    for (size_t i = 0; i < sizeof(retired) / sizeof(retired[0]); i++) {
-        int64_t value;
-        if (host->config_int(host, retired[i][0], &value) != -ENOENT)
-            host->log(host, HF_LOG_WARN, "%s is no longer read; set %s instead", retired[i][0],
-                      retired[i][1]);
-    }
-}
-
 /* A core value in KiB for a size this backend also bounds, or @p default_kib when it does not fit.
  */
 static int64_t core_kib_or(uint64_t kib, int64_t max_kib, int64_t default_kib)
@@ -155,7 +140,6 @@ static size_t kib_setting(const struct hf_host_api *host, int index)
 
 void hf_fallback_settings_read(const struct hf_host_api *host, struct fallback_settings *set_p)
 {
-    settings_warn_retired(host);
     struct hf_core_limits core;
     hfp_core_limits(host, &core);
     int64_t chunk_kib = hfp_setting_int(host, &hf_fallback_setting_decls[SET_CHUNK_SIZE]);

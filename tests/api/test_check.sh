@@ -203,7 +203,7 @@ ConfigTyposAreWarnedWithFileAndLine)
     export HIPFILE_CONFIG=$WORK/typos.conf
     run 0
     expect_out "warn: $WORK/typos.conf:4: unknown group propertys ignored: it is not a core group (log, gpu, plugins, properties, execution, profile, fs) and no plugin in $PLUGIN_DIR has that name (there: fallback, fastpath, nvme-passthru); did you mean properties?"
-    expect_out "warn: $WORK/typos.conf:8: unknown key fallback.chunk_size_kib ignored: plugin fallback does not read it; did you mean fallback.chunk_size_kb?"
+    expect_out "warn: $WORK/typos.conf:8: unknown key fallback.chunk_size_kib ignored: plugin fallback declares no such key; did you mean fallback.chunk_size_kb?"
     expect_out "GPU I/O is usable"
     expect_out "2 warnings above name settings or plugins that were ignored"
     ;;

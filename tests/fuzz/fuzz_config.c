@@ -45,10 +45,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* Whatever was loaded or refused, every reader answers. */
     int rc = hf_config_load();
     (void)rc;
-    (void)hf_config_get_string("plugins.directory");
-    (void)hf_config_get_string("gpu.runtime");
-    (void)hf_config_get_int("execution.max_io_threads");
-    (void)hf_config_get_bool("properties.allow_system_memory");
+    (void)hf_setting_string(HF_SETTING_PLUGINS_DIRECTORY);
+    (void)hf_setting_string(HF_SETTING_GPU_RUNTIME);
+    (void)hf_setting_int(HF_SETTING_MAX_IO_THREADS);
+    (void)hf_setting_bool(HF_SETTING_ALLOW_SYSTEM_MEMORY);
     (void)hf_config_compat_mode();
     (void)hf_config_plugin_enabled("fallback");
     int64_t value;

@@ -22,6 +22,30 @@ extern "C" {
 
 #include "config.h"
 #include "log.h"
+
+// A core setting's value by the dotted key a user writes, read through its row of the table as
+// the core reads it.
+inline const hf_setting *SettingRow(const char *key)
+{
+    const hf_setting *row = hf_setting_find(key);
+    EXPECT_NE(row, nullptr) << key << " is not a row of the settings table";
+    return row;
+}
+inline int64_t SettingInt(const char *key)
+{
+    const hf_setting *row = SettingRow(key);
+    return row != nullptr ? hf_setting_int(hf_setting_id_of(row)) : 0;
+}
+inline bool SettingBool(const char *key)
+{
+    const hf_setting *row = SettingRow(key);
+    return row != nullptr && hf_setting_bool(hf_setting_id_of(row));
+}
+inline const char *SettingString(const char *key)
+{
+    const hf_setting *row = SettingRow(key);
+    return row != nullptr ? hf_setting_string(hf_setting_id_of(row)) : nullptr;
+}
 #include "settings.h"
 }
 

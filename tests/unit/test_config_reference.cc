@@ -204,10 +204,13 @@ std::vector<std::string> BuiltPlugins()
     return files;
 }
 
+void QuietLog(const hf_host_api *, int, const char *, ...) {}
+
 // The keys each built plugin declares, recorded through the core as the loader records them, so
 // the page describes them with the core's own words. A plugin's entry point only hands back its
-// ops table (it must not touch the host before init), so a host table that announces the core's
-// ABI minor and offers nothing else is enough; the plugin is never initialised. Loading the built
+// ops table after checking the host table's sizes (it must not call the host before init), so a
+// table of the core's ABI minor whose functions do nothing is enough; the plugin is never
+// initialised. Loading the built
 // libraries keeps the page tied to what was built, where parsing their sources would not. A plugin
 // without a table (built before ABI minor 5, or declaring nothing) adds nothing.
 void RenderPluginKeys(std::ostringstream &out, std::string &group)
@@ -218,9 +221,16 @@ void RenderPluginKeys(std::ostringstream &out, std::string &group)
         hf_backend_entry_fn entry;
         *reinterpret_cast<void **>(&entry) = dlsym(handle, "hf_backend_entry_v1");
         ASSERT_NE(nullptr, entry) << file << " has no entry point";
+        static hf_gpu_ops gpu{};
+        gpu.struct_size = sizeof(gpu);
+        static hf_sys_ops sys{};
+        sys.struct_size = sizeof(sys);
         hf_host_api host{};
         host.struct_size = sizeof(host);
         host.abi_minor = HF_BACKEND_ABI_MINOR;
+        host.log = QuietLog;
+        host.gpu = &gpu;
+        host.sys = &sys;
         uint32_t minor = HF_BACKEND_ABI_MINOR;
         const hf_backend_ops *ops = nullptr;
         ASSERT_EQ(0, entry(&host, &minor, &ops)) << file;

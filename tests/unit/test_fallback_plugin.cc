@@ -930,17 +930,6 @@ TEST_F(FallbackPlugin, ConfiguredSlotCountBoundsThePool)
     EXPECT_EQ(fake_->streams_created, 2);
 }
 
-TEST_F(FallbackPlugin, RetiredKeysAreReportedAsIgnored)
-{
-    SetConfig("bounce_buffer_size_kb", 64);
-    SetConfig("bounce_buffers", 2);
-    Init();
-    EXPECT_TRUE(LogHas(HF_LOG_WARN, "bounce_buffer_size_kb is no longer read; set chunk_size_kb"));
-    EXPECT_TRUE(
-        LogHas(HF_LOG_WARN, "bounce_buffers is no longer read; set staging_slots_per_device"));
-    EXPECT_TRUE(LogHas(HF_LOG_INFO, "chunks of 4096 KiB"));
-}
-
 // A bad value for an integer key: (config_int result, value), and the key.
 struct BadInteger {
     const char *key;

@@ -83,7 +83,7 @@ TEST_F(ParamsTest, EverySizeTParameterRoundTrips)
             size_t got = 0;
             ASSERT_EQ(hipFileSuccess, hipFileGetParameterSizeT(param, &got).err);
             EXPECT_EQ((size_t)v, got) << row->key;
-            EXPECT_EQ(v, hf_config_get_int(row->key)) << row->key;
+            EXPECT_EQ(v, hf_setting_int(hf_setting_id_of(row))) << row->key;
         }
     }
 }
