@@ -238,13 +238,17 @@ PluginSettingsAreListedPerBackend)
     # entries included. Each loaded backend gets an entry: its declared keys with value, source
     # and help, or none when it declares no table (its group is then read undeclared).
     export HIPFILE_CONFIG="$WORK/hipfile.conf"
-    printf 'plugins = {\n  directory = "%s";\n  priority = { fallback = 7; };\n};\nexecution = {\n  max_io_threads = 3;\n};\n' \
+    printf 'plugins = {\n  directory = "%s";\n  priority = { fallback = 7; };\n};\nexecution = {\n  max_io_threads = 3;\n};\nfallback = {\n  staging_slots_per_device = 4;\n};\n' \
         "$PLUGIN_DIR" >"$HIPFILE_CONFIG"
+    export HIPFILE_UNSUPPORTED_FILE_SYSTEMS=1
     run 0
     expect_out "^  plugins.priority  *{fallback = 7}  *config file"
     expect_out "^  execution.max_io_threads  *3 threads  *config file"
     expect_out "Plugin settings (key, value, where the value came from)"
     expect_out "^  - fallback"
+    expect_out "^    fallback.staging_slots_per_device  *4 slots  *config file $HIPFILE_CONFIG:9\$"
+    expect_out "^    fallback.inline_max_kb  *1024 KiB  *default\$"
+    expect_out "^    fastpath.unsupported_file_systems  *true  *environment HIPFILE_UNSUPPORTED_FILE_SYSTEMS\$"
     run 0 --json
     json_check '[p["plugin"] for p in d["plugin_settings"]] == [b["name"] for b in d["backends"]]' \
         'all(bool(p["keys"]) == p["declared"] for p in d["plugin_settings"] if not p["declared"])' \

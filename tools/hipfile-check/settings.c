@@ -190,7 +190,7 @@ void report_plugin_settings(struct emit *e, const struct check_setup *s)
         if (rc == -ESRCH)
             emit_text(e, "(declares no keys: its group is read as it is, unknown keys are "
                          "reported once it has started)");
-        emit_list(e, "keys", NULL);
+        emit_list(e, "keys", "");
         for (unsigned k = 0; rc == 0; k++) {
             rc = hf_introspect_plugin_key_at(b.name, k, &key);
             if (rc == 0)
