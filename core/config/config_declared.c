@@ -28,6 +28,7 @@ struct hf_config_declared_block {
     unsigned count;                          /* entries in decls, rows and values */
     struct hf_setting *rows;                 /* each declaration as a row of the core's shape */
     struct hf_config_declared_value *values; /* what each key resolved to */
+    struct hf_config_declared_block *retired_next; /* the block retired before this one */
 };
 
 struct declared_plugin {
@@ -38,6 +39,22 @@ struct declared_plugin {
 /* Entries are only appended (under the store lock); readers see a count that covers them. */
 static struct declared_plugin declared[HF_CONFIG_DECLARED_MAX];
 static atomic_size_t declared_count;
+
+/*
+ * Blocks replaced by a reload or forgotten by a reset. A reader may still hold one, so they are
+ * never freed; the list keeps them reachable, as the store keeps its older states.
+ */
+static struct hf_config_declared_block *retired;
+
+/* Publish @p block (NULL: forget) for @p p and retire the one it replaces. Store lock held. */
+static void block_replace(struct declared_plugin *p, struct hf_config_declared_block *block)
+{
+    struct hf_config_declared_block *old = atomic_exchange(&p->block, block);
+    if (old != NULL) {
+        old->retired_next = retired;
+        retired = old;
+    }
+}
 
 /* A declared string without a list of names takes any text, the empty string included. */
 static const char *check_any_text(const char *value)
@@ -332,8 +349,7 @@ int hf_config_declare_plugin_settings(const char *plugin, const struct hf_settin
         atomic_store(&declared_count, n + 1);
         p = &declared[n];
     }
-    /* The block a reader may hold stays allocated: replaced blocks are never freed. */
-    atomic_store(&p->block, block);
+    block_replace(p, block);
     goto out_unlock;
 out_free:
     block_free(block);
@@ -371,7 +387,7 @@ void hf_config_declared_publish(struct hf_config_declared_staged *staged)
 {
     for (size_t i = 0; i < staged->count; i++) {
         if (staged->blocks[i] != NULL)
-            atomic_store(&declared[i].block, staged->blocks[i]);
+            block_replace(&declared[i], staged->blocks[i]);
         staged->blocks[i] = NULL;
     }
 }
@@ -388,7 +404,7 @@ void hf_config_declared_forget(void)
 {
     size_t count = atomic_load(&declared_count);
     for (size_t i = 0; i < count; i++)
-        atomic_store(&declared[i].block, NULL);
+        block_replace(&declared[i], NULL);
 }
 
 bool hf_config_plugin_is_declared(const char *plugin)
