@@ -93,7 +93,10 @@ def _configured_path():
         from . import _paths
     except ImportError:
         return None
-    return getattr(_paths, "LIBRARY", None)
+    path = getattr(_paths, "LIBRARY", None)
+    if path and not os.path.isabs(path):
+        path = os.path.normpath(os.path.join(os.path.dirname(_paths.__file__), path))
+    return path
 
 
 def candidates():

@@ -155,6 +155,16 @@ def read_header(path):
     return parse_header(prefix, file_size, os.fspath(path))
 
 
+def load_into(path, allocate):
+    """Read every tensor of a file into buffers that ``allocate(info)`` returns, one per
+    :class:`TensorInfo`, and return the dict from name to buffer.
+
+    The buffers may be of any kind :class:`hipfile.File` accepts (a JAX array's memory, a
+    preallocated pool's slices); the reads all run at once. Raises as :func:`load_file`.
+    """
+    return _read_all(path, read_header(path)[0], allocate)
+
+
 def _read_all(path, tensors, allocate):
     """Allocate each tensor with ``allocate(info)`` and read them all at once."""
     results = {}
