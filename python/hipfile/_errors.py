@@ -1,5 +1,6 @@
 """The exception every failed call raises, and the library's status codes by name."""
 
+import ctypes
 import errno as _errno
 import os
 
@@ -108,7 +109,5 @@ def check_size(result, operation, detail=None):
 
 
 def _lib_errno():
-    import ctypes
-
     number = ctypes.get_errno()
     return number if number else _errno.EIO

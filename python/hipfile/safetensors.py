@@ -12,6 +12,7 @@ allocation and read all of them at once from a pool of threads (``hipfile.set_nu
 large tensors are split further by the library itself, small ones overlap with each other.
 """
 
+import errno
 import json
 import os
 import struct
@@ -180,7 +181,7 @@ def _read_all(path, tensors, allocate):
             if got != info.nbytes:
                 raise HipFileError(None, "read tensor %r" % info.name,
                                    "%d of %d bytes: the file is shorter than its header says"
-                                   % (got, info.nbytes), errno=5)
+                                   % (got, info.nbytes), errno=errno.EIO)
     return results
 
 

@@ -2,6 +2,7 @@
 the parameters, statistics and the version."""
 
 import os
+import shutil
 import subprocess
 import sys
 
@@ -127,6 +128,20 @@ def test_missing_library_is_named():
                         HIPFILE_LIBRARY="/nonexistent/libhipfile.so.0", LD_LIBRARY_PATH="")
     assert result.returncode != 0
     assert "HIPFILE_LIBRARY" in result.stderr and "/nonexistent/libhipfile.so.0" in result.stderr
+
+
+def test_library_found_from_the_path_recorded_at_install(tmp_path):
+    package = os.path.dirname(hipfile.__file__)
+    copy = tmp_path / "site" / "hipfile"
+    shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__", "_paths.py"))
+    library = hipfile.library_path()
+    (copy / "_paths.py").write_text("LIBRARY = %r\n" % os.path.relpath(library, copy))
+    environment = {k: v for k, v in os.environ.items() if k != "HIPFILE_LIBRARY"}
+    environment["PYTHONPATH"] = str(tmp_path / "site")
+    result = subprocess.run([sys.executable, "-c", "import hipfile\n"
+                             "print(hipfile.library_path(), hipfile.library_version())"],
+                            env=environment, capture_output=True, text=True, timeout=60)
+    assert result.stdout.split()[0] == os.path.normpath(library), result.stderr
 
 
 def test_import_needs_only_the_standard_library():
