@@ -231,3 +231,47 @@ def test_buffer_over_2_gib_in_one_call(workdir):
         assert matches_periodic(buffer, block)
     finally:
         os.unlink(path)
+
+
+def test_dlpack_device_tensor(workdir, device_array):
+    """A DLPack exporter on a CUDA device, built here over host-runtime device memory."""
+    import ctypes
+
+    from hipfile import _buffers
+
+    class ManagedTensor(ctypes.Structure):
+        _fields_ = [("dl_tensor", _buffers._DLTensor), ("manager_ctx", ctypes.c_void_p),
+                    ("deleter", ctypes.c_void_p)]
+
+    class DeviceDLPack:
+        def __init__(self, memory, elements):
+            self.memory = memory
+            self.shape = (ctypes.c_int64 * 1)(elements)
+            self.managed = ManagedTensor()
+            tensor = self.managed.dl_tensor
+            tensor.data = memory.pointer
+            tensor.device.device_type, tensor.device.device_id = 2, 0  # kDLCUDA
+            tensor.ndim = 1
+            tensor.dtype.code, tensor.dtype.bits, tensor.dtype.lanes = 2, 32, 1  # float32
+            tensor.shape = self.shape
+
+        def __dlpack_device__(self):
+            return (2, 0)
+
+        def __dlpack__(self, stream=None):
+            new = ctypes.pythonapi.PyCapsule_New
+            new.restype, new.argtypes = ctypes.py_object, [ctypes.c_void_p, ctypes.c_char_p,
+                                                           ctypes.c_void_p]
+            return new(ctypes.addressof(self.managed), b"dltensor", None)
+
+    data = pattern(4096 * 4, 9)
+    path = os.path.join(workdir, "data.bin")
+    write_file(path, data)
+    memory = device_array(len(data))
+    exporter = DeviceDLPack(memory, len(data) // 4)
+    with _buffers.resolve(exporter, True, "read") as resolved:
+        assert resolved.device and resolved.nbytes == len(data)
+        assert resolved.address == memory.pointer
+    with hipfile.File(path) as f:
+        assert f.read(exporter) == len(data)
+    assert memory.download() == data.tobytes()
