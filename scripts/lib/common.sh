@@ -102,7 +102,7 @@ hf_install_python_package() {
     fi
     hf_say "python package: installing into $target"
     rm -rf "$target"
-    HIPFILE_LIBRARY=$HF_BUILD_DIR/lib/libhipfile.so.0 "$HF_PYTHON" -m pip install --quiet --no-index \
+    HIPFILE_LIBRARY=$HF_BUILD_DIR/lib/libhipfile.so.0 "$HF_PYTHON" -m pip install --quiet --no-index --root-user-action=ignore \
         --no-deps --no-build-isolation --target "$target" "$HF_SOURCE_DIR/python" </dev/null ||
         hf_die "pip install of the Python package failed"
     rm -rf "$HF_SOURCE_DIR/python/build" "$HF_SOURCE_DIR/python/hipfile.egg-info"
