@@ -9,7 +9,7 @@
 #                      HIPFILE_BUILD_DIR, since they apply when a build directory is configured)
 #   HIPFILE_SKIP_APT=1 never call apt-get, even as root with packages missing
 #   HIPFILE_PYTHON     the Python that installs and runs the Python package (default: the
-#                      system's /usr/bin/python3, which the Debian packages above equip, else python3)
+#                      system's /usr/bin/python3, which the packages below equip, else python3)
 
 HF_SOURCE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 HF_BUILD_DIR=${HIPFILE_BUILD_DIR:-$HF_SOURCE_DIR/build}
@@ -102,8 +102,9 @@ hf_install_python_package() {
     fi
     hf_say "python package: installing into $target"
     rm -rf "$target"
-    HIPFILE_LIBRARY=$HF_BUILD_DIR/lib/libhipfile.so.0 "$HF_PYTHON" -m pip install --quiet --no-index --root-user-action=ignore \
-        --no-deps --no-build-isolation --target "$target" "$HF_SOURCE_DIR/python" </dev/null ||
+    HIPFILE_LIBRARY=$HF_BUILD_DIR/lib/libhipfile.so.0 "$HF_PYTHON" -m pip install --quiet \
+        --no-index --no-deps --no-build-isolation --root-user-action=ignore --target "$target" \
+        "$HF_SOURCE_DIR/python" </dev/null ||
         hf_die "pip install of the Python package failed"
     rm -rf "$HF_SOURCE_DIR/python/build" "$HF_SOURCE_DIR/python/hipfile.egg-info"
 }
