@@ -16,10 +16,11 @@ from ._driver import (driver, get_parameter, library_path, library_version, para
                       properties, set_parameter, stats, use_count)
 from ._errors import CODES, HipFileError, error_string
 from ._file import File, IOFuture, num_threads, set_num_threads
+from . import safetensors  # hipfile.safetensors is usable after a plain "import hipfile"
 
 #: The package's version, which is the C library's version it was written for.
 __version__ = "0.1.0"
 
 __all__ = ["CODES", "File", "HipFileError", "IOFuture", "driver", "error_string",
            "get_parameter", "library_path", "library_version", "num_threads", "parameters",
-           "properties", "set_num_threads", "set_parameter", "stats", "use_count"]
+           "properties", "safetensors", "set_num_threads", "set_parameter", "stats", "use_count"]
