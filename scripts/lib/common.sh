@@ -91,11 +91,11 @@ hf_build() {
     cmake --build "$HF_BUILD_DIR" --parallel "$HF_JOBS" </dev/null
 }
 
-# Install the Python package (python/) into HF_BUILD_DIR/python, offline, recording the path of
-# the library just built; programs use it with PYTHONPATH=HF_BUILD_DIR/python. The system's
-# python3 is left unchanged (Debian marks it externally managed).
+# Install the Python package (python/) into HF_BUILD_DIR/python-site, offline, recording the path
+# of the library just built; programs use it with PYTHONPATH=HF_BUILD_DIR/python-site. The
+# system's python3 is left unchanged (Debian marks it externally managed).
 hf_install_python_package() {
-    local target=$HF_BUILD_DIR/python
+    local target=$HF_BUILD_DIR/python-site
     if ! "$HF_PYTHON" -m pip --version >/dev/null 2>&1; then
         hf_say "python package: pip not found (Debian: python3-pip), not installed"
         return 0
