@@ -59,7 +59,7 @@ class DeviceArray:
             self.pointer = None
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def host_runtime():
     path = os.environ.get("HIPFILE_TEST_HOST_RUNTIME")
     if not path:
