@@ -5,6 +5,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 
 from docutils import nodes
 from docutils.parsers.rst import Directive, directives
@@ -28,7 +29,12 @@ def _project_version():
 
 version = release = _project_version()
 
-extensions = []
+# The Python API reference (python/api.rst) is generated from the docstrings of the package in
+# python/, imported from the source tree: importing it needs only the standard library (the C
+# library is loaded on first use, which building the documentation never makes).
+sys.path.insert(0, os.path.join(_here, "..", "python"))
+extensions = ["sphinx.ext.autodoc", "sphinx.ext.napoleon"]
+autodoc_member_order = "bysource"
 
 # The C API reference (reference/api.rst) is generated from the doc comments of
 # include/hipfile.h: Doxygen reads them into XML (docs/Doxyfile), Breathe renders each entry.

@@ -8,18 +8,28 @@
 #   HIPFILE_CMAKE_ARGS extra configure arguments, e.g. "-DHIPFILE_SANITIZE=ON" (with its own
 #                      HIPFILE_BUILD_DIR, since they apply when a build directory is configured)
 #   HIPFILE_SKIP_APT=1 never call apt-get, even as root with packages missing
+#   HIPFILE_PYTHON     the Python that installs and runs the Python package (default: the
+#                      system's /usr/bin/python3, which the packages below equip, else python3)
 
 HF_SOURCE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 HF_BUILD_DIR=${HIPFILE_BUILD_DIR:-$HF_SOURCE_DIR/build}
 HF_JOBS=${HIPFILE_JOBS:-$(nproc 2>/dev/null || echo 2)}
+if [[ -n ${HIPFILE_PYTHON:-} ]]; then
+    HF_PYTHON=$HIPFILE_PYTHON
+elif [[ -x /usr/bin/python3 ]]; then
+    HF_PYTHON=/usr/bin/python3
+else
+    HF_PYTHON=python3
+fi
 
 # What building and testing needs on Debian 12 (bookworm); python3 checks the tools' JSON output
 # and the documentation's code blocks; python3-sphinx builds the documentation, and doxygen and
 # python3-breathe its C API reference from include/hipfile.h; clang-14 and libclang-rt-14-dev
-# (which carries libFuzzer) build the fuzz targets (scripts/test-fuzz).
+# (which carries libFuzzer) build the fuzz targets (scripts/test-fuzz); python3-pip installs the
+# Python package (python/), and python3-numpy and python3-pytest run its tests.
 HF_PACKAGES=(cmake ninja-build gcc g++ pkg-config libconfig-dev libxml2-dev libgtest-dev
     libamdhip64-dev liburing-dev python3 python3-sphinx doxygen python3-breathe clang-14
-    libclang-rt-14-dev)
+    libclang-rt-14-dev python3-pip python3-numpy python3-pytest)
 
 hf_say() {
     printf '==> %s\n' "$*"
@@ -79,6 +89,24 @@ hf_build() {
         -DHIPFILE_WERROR=ON "${extra[@]}" </dev/null
     hf_say "build: $HF_JOBS jobs"
     cmake --build "$HF_BUILD_DIR" --parallel "$HF_JOBS" </dev/null
+}
+
+# Install the Python package (python/) into HF_BUILD_DIR/python-site, offline, recording the path
+# of the library just built; programs use it with PYTHONPATH=HF_BUILD_DIR/python-site. The
+# system's python3 is left unchanged (Debian marks it externally managed).
+hf_install_python_package() {
+    local target=$HF_BUILD_DIR/python-site
+    if ! "$HF_PYTHON" -m pip --version >/dev/null 2>&1; then
+        hf_say "python package: pip not found (Debian: python3-pip), not installed"
+        return 0
+    fi
+    hf_say "python package: installing into $target"
+    rm -rf "$target"
+    HIPFILE_LIBRARY=$HF_BUILD_DIR/lib/libhipfile.so.0 "$HF_PYTHON" -m pip install --quiet \
+        --no-index --no-deps --no-build-isolation --root-user-action=ignore --target "$target" \
+        "$HF_SOURCE_DIR/python" </dev/null ||
+        hf_die "pip install of the Python package failed"
+    rm -rf "$HF_SOURCE_DIR/python/build" "$HF_SOURCE_DIR/python/hipfile.egg-info"
 }
 
 # Sets HF_GPU (cuda, hip or none) and HF_GPU_WHY (one line saying how that was decided).

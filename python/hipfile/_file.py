@@ -1,0 +1,240 @@
+"""hipfile.File: a file opened for GPU I/O, with the calls of ``kvikio.CuFile``."""
+
+import concurrent.futures
+import ctypes
+import os
+import threading
+
+from . import _buffers, _driver, _lib
+from ._errors import CODES, HipFileError, check, check_size
+
+_INVALID = CODES["hipFileInvalidValue"]
+
+_MODES = {
+    "r": os.O_RDONLY,
+    "r+": os.O_RDWR,
+    "w": os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
+    "w+": os.O_RDWR | os.O_CREAT | os.O_TRUNC,
+    # As kvikio: created when missing, never truncated; writes go to the offsets given.
+    "a": os.O_RDWR | os.O_CREAT,
+    "a+": os.O_RDWR | os.O_CREAT,
+}
+
+_pool_lock = threading.Lock()
+_pool = None
+_pool_size = int(os.environ.get("HIPFILE_PYTHON_THREADS", "16") or 16)
+
+
+def set_num_threads(count):
+    """Set how many Python threads run :meth:`File.pread` and :meth:`File.pwrite` requests.
+
+    The default is 16, or ``HIPFILE_PYTHON_THREADS``. Each thread waits in the library with the
+    GIL released, so this bounds the requests in flight at once, not the CPU used. The library
+    splits each large request across its own workers as well (``execution.max_io_threads``).
+    """
+    global _pool, _pool_size
+    if not isinstance(count, int) or count < 1:
+        raise HipFileError(_INVALID, "set the thread count", "expected an integer 1 or more")
+    with _pool_lock:
+        old, _pool, _pool_size = _pool, None, count
+    if old is not None:
+        old.shutdown(wait=True)
+
+
+def num_threads():
+    """The number of threads :meth:`File.pread` and :meth:`File.pwrite` use."""
+    return _pool_size
+
+
+def _executor():
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = concurrent.futures.ThreadPoolExecutor(_pool_size,
+                                                          thread_name_prefix="hipfile")
+        return _pool
+
+
+class IOFuture:
+    """The result of :meth:`File.pread` or :meth:`File.pwrite`, as ``kvikio.IOFuture``."""
+
+    __slots__ = ("_future",)
+
+    def __init__(self, future):
+        self._future = future
+
+    def get(self):
+        """Wait for the transfer; return the bytes moved, or raise its :class:`HipFileError`."""
+        return self._future.result()
+
+    def done(self):
+        """True once the transfer has finished, successfully or not."""
+        return self._future.done()
+
+
+def _flags_of(mode):
+    normalized = mode.replace("b", "")
+    if normalized not in _MODES:
+        raise HipFileError(_INVALID, "open", "mode %r is not one of r, r+, w, w+, a, a+" % (mode,))
+    return _MODES[normalized]
+
+
+def _check_offset(value, what, operation):
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise HipFileError(_INVALID, operation, "%s must be an integer, got %r" % (what, value))
+    return value
+
+
+class File:
+    """A file opened and registered for GPU I/O; the calls of ``kvikio.CuFile``.
+
+    ``File(path, flags="r")`` opens ``path`` with ``flags`` ``"r"`` (read), ``"r+"`` (read and
+    write), ``"w"`` (write, created or truncated), ``"w+"`` (the same, readable), ``"a"``
+    (read and write, created when missing, never truncated) and registers it with
+    ``hipFileHandleRegister``, opening the driver on first use. Buffers are GPU memory
+    (``__cuda_array_interface__`` or DLPack on a GPU) or host memory (the buffer protocol).
+
+    Use it as a context manager, or call :meth:`close`. Raises :class:`HipFileError` when the
+    file cannot be opened or registered (``OSError`` from the open itself, as ``open`` would).
+    """
+
+    def __init__(self, file, flags="r"):
+        self._flags = _flags_of(flags)
+        self._mode = flags
+        self._handle = None
+        self._fd = -1
+        self._lock = threading.Lock()
+        self._pending = set()
+        _driver.ensure_open()
+        self._fd = os.open(os.fspath(file), self._flags | os.O_CLOEXEC, 0o644)
+        descr = _lib.Descr()
+        descr.type = _lib.HANDLE_TYPE_OPAQUE_FD
+        descr.handle.fd = self._fd
+        handle = ctypes.c_void_p()
+        try:
+            check(_lib.library().hipFileHandleRegister(ctypes.byref(handle), ctypes.byref(descr)),
+                  "register %s" % os.fspath(file))
+        except BaseException:
+            os.close(self._fd)
+            self._fd = -1
+            raise
+        self._handle = handle.value
+
+    @property
+    def closed(self):
+        """True once :meth:`close` has run."""
+        return self._handle is None
+
+    def fileno(self):
+        """The file descriptor this object opened."""
+        self._check_open("fileno")
+        return self._fd
+
+    def open_flags(self):
+        """The ``os.open`` flags the file was opened with."""
+        return self._flags
+
+    def close(self):
+        """Wait for pending transfers, deregister the file and close its descriptor."""
+        with self._lock:
+            pending = list(self._pending)
+        concurrent.futures.wait(pending)
+        with self._lock:
+            if self._handle is None:
+                return
+            _lib.library().hipFileHandleDeregister(self._handle)
+            self._handle = None
+            os.close(self._fd)
+            self._fd = -1
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        if getattr(self, "_handle", None) is not None:
+            self.close()
+
+    def __repr__(self):
+        state = "closed" if self.closed else "fd=%d" % self._fd
+        return "<hipfile.File %s mode=%r>" % (state, self._mode)
+
+    def _check_open(self, operation):
+        if self._handle is None:
+            raise HipFileError(CODES["hipFileHandleNotRegistered"], operation,
+                               "the file is closed")
+
+    def _prepare(self, buf, size, file_offset, dev_offset, writable, operation):
+        self._check_open(operation)
+        _check_offset(file_offset, "file_offset", operation)
+        _check_offset(dev_offset, "dev_offset", operation)
+        buffer = _buffers.resolve(buf, writable, operation)
+        if size is None:
+            size = max(buffer.nbytes - max(dev_offset, 0), 0)
+        elif isinstance(size, bool) or not isinstance(size, int) or size < 0:
+            buffer.release()
+            raise HipFileError(_INVALID, operation, "size must be an integer 0 or more, got %r"
+                               % (size,))
+        if dev_offset >= 0 and dev_offset + size > buffer.nbytes:
+            buffer.release()
+            raise HipFileError(_INVALID, operation, "buffer too small: %d bytes at offset %d "
+                               "do not fit in a buffer of %d bytes"
+                               % (size, dev_offset, buffer.nbytes))
+        return buffer, size
+
+    def _transfer(self, function, buffer, size, file_offset, dev_offset, operation):
+        try:
+            result = function(self._handle, buffer.address, size, file_offset, dev_offset)
+            return check_size(result, operation)
+        finally:
+            buffer.release()
+
+    def read(self, buf, size=None, file_offset=0, dev_offset=0):
+        """Read ``size`` bytes (default: the rest of ``buf`` after ``dev_offset``) from
+        ``file_offset`` into ``buf`` at ``dev_offset``; wait, and return the bytes read.
+
+        Fewer than ``size`` only at the end of the file. Raises :class:`HipFileError`.
+        """
+        buffer, size = self._prepare(buf, size, file_offset, dev_offset, True, "read")
+        return self._transfer(_lib.library().hipFileRead, buffer, size, file_offset, dev_offset,
+                              "read")
+
+    def write(self, buf, size=None, file_offset=0, dev_offset=0):
+        """Write ``size`` bytes (default: the rest of ``buf`` after ``dev_offset``) of ``buf``
+        at ``dev_offset`` to ``file_offset``; wait, and return the bytes written.
+
+        Raises :class:`HipFileError`.
+        """
+        buffer, size = self._prepare(buf, size, file_offset, dev_offset, False, "write")
+        return self._transfer(_lib.library().hipFileWrite, buffer, size, file_offset,
+                              dev_offset, "write")
+
+    def _submit(self, function, buffer, size, file_offset, dev_offset, operation):
+        future = _executor().submit(self._transfer, function, buffer, size, file_offset,
+                                    dev_offset, operation)
+        with self._lock:
+            self._pending.add(future)
+        future.add_done_callback(self._forget)
+        return IOFuture(future)
+
+    def _forget(self, future):
+        with self._lock:
+            self._pending.discard(future)
+
+    def pread(self, buf, size=None, file_offset=0, dev_offset=0):
+        """Start :meth:`read` on a worker thread and return an :class:`IOFuture` at once.
+
+        Argument errors (closed file, unusable or too small buffer) raise here; errors of the
+        transfer itself are raised by :meth:`IOFuture.get`. ``buf`` must stay alive until then.
+        """
+        buffer, size = self._prepare(buf, size, file_offset, dev_offset, True, "read")
+        return self._submit(_lib.library().hipFileRead, buffer, size, file_offset, dev_offset,
+                            "read")
+
+    def pwrite(self, buf, size=None, file_offset=0, dev_offset=0):
+        """Start :meth:`write` on a worker thread and return an :class:`IOFuture` at once."""
+        buffer, size = self._prepare(buf, size, file_offset, dev_offset, False, "write")
+        return self._submit(_lib.library().hipFileWrite, buffer, size, file_offset,
+                            dev_offset, "write")
