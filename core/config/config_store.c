@@ -460,83 +460,103 @@ static int plugin_type_error(const char *plugin, const char *key, const config_s
     return -EINVAL;
 }
 
-int hf_config_plugin_int(const char *plugin, const char *key, int64_t *value_p)
+/* Whether a core row of type @p have answers a plugin's read of type @p want. */
+static bool core_row_fits(enum hf_setting_type have, enum hf_setting_type want)
+{
+    switch (want) {
+    case HF_TYPE_INT:
+        return have == HF_TYPE_INT || have == HF_TYPE_ENUM;
+    case HF_TYPE_BOOL:
+        return have == HF_TYPE_BOOL;
+    default:
+        return have == HF_TYPE_STRING || have == HF_TYPE_ENUM;
+    }
+}
+
+/* Whether a value the file gives as libconfig type @p have answers a read of type @p want. */
+static bool file_value_fits(int have, enum hf_setting_type want)
+{
+    switch (want) {
+    case HF_TYPE_INT:
+        return have == CONFIG_TYPE_INT || have == CONFIG_TYPE_INT64;
+    case HF_TYPE_BOOL:
+        return have == CONFIG_TYPE_BOOL;
+    default:
+        return have == CONFIG_TYPE_STRING;
+    }
+}
+
+/*
+ * The one reader behind hf_config_plugin_int, _bool and _string. A key lives in one of three
+ * places, tried in this order: a core setting named by its dotted key (older plugins read core
+ * limits that way), a key the plugin declared, or a key of the plugin's group as the file gives
+ * it. @p want is HF_TYPE_INT, HF_TYPE_BOOL or HF_TYPE_STRING; the value goes to *num_p (int and
+ * bool, 0/1) or *text_p (string).
+ */
+static int plugin_read(const char *plugin, const char *key, enum hf_setting_type want,
+                       const char *expected, int64_t *num_p, const char **text_p)
 {
     const struct hf_setting *s = core_row(key);
     if (s != NULL) {
-        if (s->type != HF_TYPE_INT && s->type != HF_TYPE_ENUM)
-            return plugin_type_error(plugin, key, NULL, NULL, "an integer");
-        *value_p = hf_setting_int(hf_setting_id_of(s));
+        if (!core_row_fits(s->type, want))
+            return plugin_type_error(plugin, key, NULL, NULL, expected);
+        enum hf_setting_id id = hf_setting_id_of(s);
+        if (want == HF_TYPE_STRING)
+            *text_p = hf_setting_string(id);
+        else
+            *num_p = want == HF_TYPE_BOOL ? hf_setting_bool(id) : hf_setting_int(id);
         return 0;
     }
     const struct hf_config_declared_value *v;
-    int declared = declared_read(plugin, key, HF_TYPE_INT, "an integer", &v);
+    int declared = declared_read(plugin, key, want, expected, &v);
     if (declared <= 0) {
-        if (declared == 0)
-            *value_p = v->num;
+        if (declared == 0) {
+            *num_p = want == HF_TYPE_BOOL ? v->num != 0 : v->num;
+            *text_p = v->text;
+        }
         return declared;
     }
     const struct hf_config_state *state;
     const config_setting_t *cs = plugin_lookup(plugin, key, &state);
     if (cs == NULL)
         return -ENOENT;
-    int type = config_setting_type(cs);
-    if (type != CONFIG_TYPE_INT && type != CONFIG_TYPE_INT64)
-        return plugin_type_error(plugin, key, cs, state, "an integer");
-    *value_p = config_setting_get_int64(cs);
+    if (!file_value_fits(config_setting_type(cs), want))
+        return plugin_type_error(plugin, key, cs, state, expected);
+    if (want == HF_TYPE_STRING)
+        *text_p = config_setting_get_string(cs);
+    else
+        *num_p = want == HF_TYPE_BOOL ? config_setting_get_bool(cs) : config_setting_get_int64(cs);
     return 0;
+}
+
+int hf_config_plugin_int(const char *plugin, const char *key, int64_t *value_p)
+{
+    int64_t num = 0;
+    const char *text = NULL;
+    int rc = plugin_read(plugin, key, HF_TYPE_INT, "an integer", &num, &text);
+    if (rc == 0)
+        *value_p = num;
+    return rc;
 }
 
 int hf_config_plugin_bool(const char *plugin, const char *key, bool *value_p)
 {
-    const struct hf_setting *s = core_row(key);
-    if (s != NULL) {
-        if (s->type != HF_TYPE_BOOL)
-            return plugin_type_error(plugin, key, NULL, NULL, "true or false");
-        *value_p = hf_setting_bool(hf_setting_id_of(s));
-        return 0;
-    }
-    const struct hf_config_declared_value *v;
-    int declared = declared_read(plugin, key, HF_TYPE_BOOL, "true or false", &v);
-    if (declared <= 0) {
-        if (declared == 0)
-            *value_p = v->num != 0;
-        return declared;
-    }
-    const struct hf_config_state *state;
-    const config_setting_t *cs = plugin_lookup(plugin, key, &state);
-    if (cs == NULL)
-        return -ENOENT;
-    if (config_setting_type(cs) != CONFIG_TYPE_BOOL)
-        return plugin_type_error(plugin, key, cs, state, "true or false");
-    *value_p = config_setting_get_bool(cs);
-    return 0;
+    int64_t num = 0;
+    const char *text = NULL;
+    int rc = plugin_read(plugin, key, HF_TYPE_BOOL, "true or false", &num, &text);
+    if (rc == 0)
+        *value_p = num != 0;
+    return rc;
 }
 
 int hf_config_plugin_string(const char *plugin, const char *key, const char **value_p)
 {
-    const struct hf_setting *s = core_row(key);
-    if (s != NULL) {
-        if (s->type != HF_TYPE_STRING && s->type != HF_TYPE_ENUM)
-            return plugin_type_error(plugin, key, NULL, NULL, "a string");
-        *value_p = hf_setting_string(hf_setting_id_of(s));
-        return 0;
-    }
-    const struct hf_config_declared_value *v;
-    int declared = declared_read(plugin, key, HF_TYPE_STRING, "a string", &v);
-    if (declared <= 0) {
-        if (declared == 0)
-            *value_p = v->text;
-        return declared;
-    }
-    const struct hf_config_state *state;
-    const config_setting_t *cs = plugin_lookup(plugin, key, &state);
-    if (cs == NULL)
-        return -ENOENT;
-    if (config_setting_type(cs) != CONFIG_TYPE_STRING)
-        return plugin_type_error(plugin, key, cs, state, "a string");
-    *value_p = config_setting_get_string(cs);
-    return 0;
+    int64_t num = 0;
+    const char *text = NULL;
+    int rc = plugin_read(plugin, key, HF_TYPE_STRING, "a string", &num, &text);
+    if (rc == 0)
+        *value_p = text;
+    return rc;
 }
 
 /* ---- writes from the parameter API ----------------------------------------------------------- */
