@@ -46,6 +46,9 @@ static const size_t ops_size_for_minor[] = {
     /* Minor 5 added the optional settings declarations to ops tables and core_limits. */
     [5] = offsetof(struct hf_backend_ops, setting_count) +
           sizeof(((struct hf_backend_ops *)0)->setting_count),
+    /* Minor 6 added file kinds and hf_file_info members (user-space FS, remote): no ops. */
+    [6] = offsetof(struct hf_backend_ops, setting_count) +
+          sizeof(((struct hf_backend_ops *)0)->setting_count),
 };
 _Static_assert(sizeof(ops_size_for_minor) / sizeof(ops_size_for_minor[0]) ==
                    HF_BACKEND_ABI_MINOR + 1,

@@ -60,6 +60,8 @@ static const char *const mem_names[] = {
 static const char *const file_kind_names[] = {
     [HF_FILE_REGULAR] = "regular",
     [HF_FILE_BLOCK] = "block",
+    [HF_FILE_USERSPACE_FS] = "userspace-fs",
+    [HF_FILE_REMOTE] = "remote",
 };
 
 const char *hf_manifest_errno_name(int err)

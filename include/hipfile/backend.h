@@ -36,7 +36,7 @@ extern "C" {
 /** ABI major implemented by this header; also the suffix of the entry symbol. */
 #define HF_BACKEND_ABI_MAJOR 1u
 /** ABI minor implemented by this header. */
-#define HF_BACKEND_ABI_MINOR 5u
+#define HF_BACKEND_ABI_MINOR 6u
 /** Name of the one symbol a plugin exports. */
 #define HF_BACKEND_ENTRY_SYMBOL "hf_backend_entry_v1"
 
@@ -64,6 +64,17 @@ enum hf_io_op {
 enum hf_file_kind {
     HF_FILE_REGULAR = 1, /**< regular file */
     HF_FILE_BLOCK = 2,   /**< block device */
+    /**
+     * Since ABI minor 6: a file of a user-space filesystem, reached only through the caller's
+     * callbacks (hf_file_info.fs_read and fs_write); fd and direct_fd are -1. Manifest name
+     * "userspace-fs".
+     */
+    HF_FILE_USERSPACE_FS = 3,
+    /**
+     * Since ABI minor 6: an object named by a URL (hf_file_info.url), opened with
+     * hipfileRemoteOpen; fd and direct_fd are -1. Manifest name "remote".
+     */
+    HF_FILE_REMOTE = 4,
 };
 
 /** Kind of memory a buffer lives in, normalised across runtime versions. */
@@ -110,6 +121,26 @@ struct hf_file_info {
     uint64_t dev;              /**< st_dev */
     uint64_t ino;              /**< st_ino */
     uint64_t size_at_register; /**< st_size at registration (block devices: device size) */
+    /** Since ABI minor 6: the caller's handle passed to fs_read and fs_write (user-space FS). */
+    void *fs_handle;
+    /**
+     * Since ABI minor 6, HF_FILE_USERSPACE_FS only: the filesystem's read callback. It fills host
+     * memory at @p buf and returns the bytes read (short only at end of file) or a negative
+     * value. The last argument is always NULL: no RDMA descriptor is offered.
+     */
+    ssize_t (*fs_read)(void *fs_handle, char *buf, size_t size, off_t offset, void *rdma_info);
+    /** Since ABI minor 6, HF_FILE_USERSPACE_FS only: the write callback, or NULL (read-only). */
+    ssize_t (*fs_write)(void *fs_handle, const char *buf, size_t size, off_t offset,
+                        void *rdma_info);
+    /** Since ABI minor 6, HF_FILE_REMOTE only: the URL given to hipfileRemoteOpen. */
+    const char *url;
+    /**
+     * Since ABI minor 6, HF_FILE_REMOTE only: the options string given to hipfileRemoteOpen
+     * ("key=value" pairs separated by ';'), or NULL.
+     */
+    const char *remote_options;
+    /** Since ABI minor 6, HF_FILE_REMOTE only: opened for writing (hipfileRemoteOpen mode). */
+    bool remote_writable;
 };
 
 /** Facts about the memory side of a request. */

@@ -379,7 +379,7 @@ PIN_VALUE(HIPFILE_STREAM_FLAGS_MASK, 0xf);
 
 PIN_VALUE(HF_BACKEND_MAGIC, 0x48464245u);
 PIN_VALUE(HF_BACKEND_ABI_MAJOR, 1u);
-static_assert(HF_BACKEND_ABI_MINOR == 5u,
+static_assert(HF_BACKEND_ABI_MINOR == 6u,
               "the plugin ABI minor changed: update the size pins below for the new minor");
 PIN_VALUE(HF_EGPU, 4096);
 
@@ -391,6 +391,8 @@ PIN_VALUE(HF_IO_READ, 0);
 PIN_VALUE(HF_IO_WRITE, 1);
 PIN_VALUE(HF_FILE_REGULAR, 1);
 PIN_VALUE(HF_FILE_BLOCK, 2);
+PIN_VALUE(HF_FILE_USERSPACE_FS, 3);
+PIN_VALUE(HF_FILE_REMOTE, 4);
 PIN_VALUE(HF_MEM_UNKNOWN, 0);
 PIN_VALUE(HF_MEM_DEVICE, 1);
 PIN_VALUE(HF_MEM_HOST_PINNED, 2);
@@ -403,7 +405,7 @@ PIN_VALUE(HF_CAP_HOST_MEM, 1u << 3);
 PIN_VALUE(HF_CAP_DIRECT, 1u << 4);
 PIN_VALUE(HF_CAP_COMPAT, 1u << 5);
 
-PIN_SIZE(struct hf_file_info, 96);
+PIN_SIZE(struct hf_file_info, 144);
 PIN_OFFSET(struct hf_file_info, struct_size, 0);
 PIN_OFFSET(struct hf_file_info, fd, 4);
 PIN_OFFSET(struct hf_file_info, direct_fd, 8);
@@ -418,6 +420,12 @@ PIN_OFFSET(struct hf_file_info, ext4_data_mode, 56);
 PIN_OFFSET(struct hf_file_info, dev, 72);
 PIN_OFFSET(struct hf_file_info, ino, 80);
 PIN_OFFSET(struct hf_file_info, size_at_register, 88);
+PIN_OFFSET(struct hf_file_info, fs_handle, 96);
+PIN_OFFSET(struct hf_file_info, fs_read, 104);
+PIN_OFFSET(struct hf_file_info, fs_write, 112);
+PIN_OFFSET(struct hf_file_info, url, 120);
+PIN_OFFSET(struct hf_file_info, remote_options, 128);
+PIN_OFFSET(struct hf_file_info, remote_writable, 136);
 
 PIN_SIZE(struct hf_buf_info, 40);
 PIN_OFFSET(struct hf_buf_info, struct_size, 0);
