@@ -156,7 +156,7 @@ const struct hf_setting hf_settings[HF_SETTING_COUNT] = {
                                           .help = "largest I/O that is polled in poll mode"},
     [HF_SETTING_MAX_BATCH_IO_COUNT] = {INT_ROW("properties.max_batch_io_count", "entries", 128, 1,
                                                1024),
-                                       .live = true,
+                                       .env = "HIPFILE_MAX_BATCH_IO_COUNT", .live = true,
                                        .help = "largest max_nr hipFileBatchIOSetUp accepts"},
     [HF_SETTING_BATCH_IO_TIMEOUT_MS] = {INT_ROW("properties.batch_io_timeout_ms", "ms", 5, 1,
                                                 3600000),

@@ -128,7 +128,7 @@ static int batch_setup(struct bench_thread *t)
         bench_status_error("hipFileBatchIOSetUp", status);
         fprintf(stderr,
                 BENCH_NAME ": --batch-entries %u may be over properties.max_batch_io_count; "
-                           "raise it in the configuration file\n",
+                           "raise it in the configuration file or HIPFILE_MAX_BATCH_IO_COUNT\n",
                 entries);
         return -1;
     }

@@ -51,9 +51,29 @@ static int resolve_devices(struct bench_options *o, int devices)
     return 0;
 }
 
+/*
+ * A batch bigger than properties.max_batch_io_count's default would fail at set-up with the
+ * default configuration, so the bench raises the limit for its own process, through the setting's
+ * environment variable, unless the user set that variable.
+ */
+static int raise_batch_limit(const struct bench_options *o)
+{
+    if (!(o->apis & BENCH_API_BATCH) || getenv("HIPFILE_MAX_BATCH_IO_COUNT") != NULL)
+        return 0;
+    char value[16];
+    snprintf(value, sizeof(value), "%u", o->batch_entries);
+    if (setenv("HIPFILE_MAX_BATCH_IO_COUNT", value, 1) != 0) {
+        fprintf(stderr, BENCH_NAME ": setting HIPFILE_MAX_BATCH_IO_COUNT: %s\n", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 int bench_library_open(struct bench_options *o)
 {
     hipFileError_t status;
+    if (raise_batch_limit(o) != 0)
+        return -1;
     if (o->mem != BENCH_MEM_DEVICE) {
         status = hipFileSetParameterBool(hipFileParamPropertiesAllowSystemMemory, true);
         if (status.err != hipFileSuccess)
