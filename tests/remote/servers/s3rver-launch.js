@@ -21,7 +21,7 @@ if (!endpointFile) {
   console.error('usage: node s3rver-launch.js MODULES_DIR DATA_DIR BUCKET ENDPOINT_FILE');
   process.exit(2);
 }
-const load = (name) => require(path.join(modulesDir, 'node_modules', name));
+const load = (name) => require(path.resolve(modulesDir, 'node_modules', name));
 const S3rver = load('s3rver');
 const { SignatureV4 } = load('@smithy/signature-v4');
 const { Hash } = load('@smithy/hash-node');

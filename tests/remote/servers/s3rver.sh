@@ -65,6 +65,7 @@ if [[ -z $MODULES || ! -d $MODULES/node_modules/s3rver || ! -d $MODULES/node_mod
     exit "$SKIP"
 fi
 
+MODULES=$(cd "$MODULES" && pwd)
 mkdir -p "$DIR"
 stop_server # one left over from an interrupted run
 rm -rf "$DIR/data" "$DIR/endpoint" "$DIR/bucket"
