@@ -60,6 +60,7 @@ S3Response S3Send(const s3_settings &st, const char *bucket, const s3_credential
         res.error = std::string("s3_request_url: ") + strerror(-rc);
         return res;
     }
+    res.url = url;
     char payload[65];
     if (req.sign_payload)
         s3_sha256_hex(req.body.data(), req.body.size(), payload);

@@ -17,6 +17,7 @@ struct S3Response {
     std::vector<std::pair<std::string, std::string>> headers;
     std::string body;
     std::string error; // curl's or the signer's message when status is 0
+    std::string url;   // where the request went
 
     // Value of the first header with this lowercase name, "" when absent.
     std::string Header(const std::string &name) const;

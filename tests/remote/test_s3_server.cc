@@ -6,6 +6,7 @@
 
 #include <curl/curl.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -13,6 +14,7 @@
 
 #include "hf_harness.h"
 #include "s3_client.h"
+#include "s3_status.h"
 #include "s3_xml.h"
 
 namespace
@@ -240,6 +242,19 @@ TEST_F(S3Server, WrongSecretIs403SignatureDoesNotMatch)
     EXPECT_EQ(r.Header("x-amz-request-id"), e.request_id);
     EXPECT_EQ(r.body.find("secret data"), std::string::npos);
 
+    s3_failure f;
+    s3_failure_read(r.status, r.body.data(), r.body.size(), r.Header("x-amz-request-id").c_str(),
+                    &f);
+    EXPECT_EQ(s3_failure_errno(&f), -EACCES);
+    EXPECT_FALSE(s3_failure_retryable(&f));
+    char line[1024];
+    s3_failure_describe(&f, "GET", r.url.c_str(), line, sizeof(line));
+    EXPECT_NE(
+        std::string(line).find("/" + bucket_ + "/" + key_ + ": HTTP 403 SignatureDoesNotMatch"),
+        std::string::npos)
+        << line;
+    EXPECT_NE(std::string(line).find("request id " + e.request_id), std::string::npos) << line;
+
     // A PUT with the wrong secret must not store anything.
     EXPECT_EQ(Put(key_, "overwritten").status, 403);
     snprintf(cred_.secret_access_key, sizeof(cred_.secret_access_key), "S3RVER");
@@ -273,6 +288,9 @@ TEST_F(S3Server, MissingObjectIs404NoSuchKey)
     S3Error e = ParseError(r.body);
     ASSERT_EQ(e.rc, 0) << r.body;
     EXPECT_EQ(e.code, "NoSuchKey");
+    s3_failure f;
+    s3_failure_read(r.status, r.body.data(), r.body.size(), nullptr, &f);
+    EXPECT_EQ(s3_failure_errno(&f), -ENOENT);
 }
 
 TEST_F(S3Server, RangePastTheEndIs416)
