@@ -209,11 +209,23 @@ static int add_header(struct header *h, size_t *count, const char *name, size_t 
         e->name[i] = (char)tolower(c);
     }
     e->name[name_len] = '\0';
+    /* A CR or LF in a value would end the header line and start another one unsigned. */
+    if (strpbrk(value, "\r\n"))
+        return -EINVAL;
     e->value = value;
     e->value_len = strlen(value);
     e->order = *count;
     (*count)++;
     return 0;
+}
+
+/* Printable ASCII only: these end up in header lines and the credential scope. */
+static bool printable(const char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+            return false;
+    return true;
 }
 
 static bool valid_payload_hash(const char *h)
@@ -378,7 +390,9 @@ static int canonicalize(const struct s3_sign_input *in, const struct s3_credenti
     if (!in || !cred || !in->method || !in->url || !in->payload_sha256 || !in->region ||
         !in->service || !in->method[0] || !in->region[0] || !in->service[0] ||
         !cred->access_key_id[0] || !cred->secret_access_key[0] ||
-        !valid_payload_hash(in->payload_sha256))
+        !valid_payload_hash(in->payload_sha256) || !printable(in->method) ||
+        !printable(in->region) || !printable(in->service) || !printable(cred->access_key_id) ||
+        !printable(cred->session_token) || strlen(in->region) + strlen(in->service) > 200)
         return -EINVAL;
     char host[512];
     const char *path, *query;

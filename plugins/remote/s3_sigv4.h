@@ -42,9 +42,10 @@ struct s3_signed_headers {
 
 /**
  * Sign a request. Returns 0; -EINVAL for a malformed URL or header, a refused header name, a
- * payload hash that is neither 64 lowercase hex digits nor S3_UNSIGNED_PAYLOAD, or missing
- * credentials; -E2BIG for more than S3_SIGN_MAX_HEADERS headers; -ENOMEM; -EIO when libcrypto
- * fails.
+ * header value with CR or LF, a payload hash that is neither 64 lowercase hex digits nor
+ * S3_UNSIGNED_PAYLOAD, missing credentials, or a key id, token, method, region or service with
+ * control characters (or a region and service over 200 bytes together); -E2BIG for more than
+ * S3_SIGN_MAX_HEADERS headers; -ENOMEM; -EIO when libcrypto fails.
  */
 int s3_sign(const struct s3_sign_input *in, const struct s3_credentials *cred,
             struct s3_signed_headers *out);

@@ -4,6 +4,7 @@
 #include "s3_xml.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,7 @@
 /* No network, no entity expansion, no DTD loading: bodies come from a server, not from us. */
 static xmlDocPtr parse_body(const char *body, size_t size)
 {
-    if (!body || size == 0 || size > (size_t)__INT_MAX__)
+    if (!body || size == 0 || size > (size_t)INT_MAX)
         return NULL;
     return xmlReadMemory(body, (int)size, "s3-response.xml", NULL,
                          XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);

@@ -302,6 +302,18 @@ TEST(S3Sigv4, BadInputIsRefused)
     EXPECT_EQ(s3_sign(&in, &cred, &out), -EINVAL);
     EXPECT_EQ(out.count, 0u);
 
+    const char *injected[] = {"Range: bytes=0-9\r\nX-Evil: 1", nullptr};
+    in = Input("GET", "https://b.example.com/k", injected, kEmptySha256);
+    EXPECT_EQ(s3_sign(&in, &cred, &out), -EINVAL);
+    std::string long_region(250, 'r');
+    in = Input("GET", "https://b.example.com/k", nullptr, kEmptySha256);
+    in.region = long_region.c_str();
+    EXPECT_EQ(s3_sign(&in, &cred, &out), -EINVAL);
+    s3_credentials bad_token = ExampleCredentials();
+    snprintf(bad_token.session_token, sizeof(bad_token.session_token), "tok\nX-Evil: 1");
+    in = Input("GET", "https://b.example.com/k", nullptr, kEmptySha256);
+    EXPECT_EQ(s3_sign(&in, &bad_token, &out), -EINVAL);
+
     s3_credentials none{};
     in = Input("GET", "https://b.example.com/k", nullptr, kEmptySha256);
     EXPECT_EQ(s3_sign(&in, &none, &out), -EINVAL);
