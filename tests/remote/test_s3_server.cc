@@ -261,6 +261,43 @@ TEST_F(S3Server, WrongSecretIs403SignatureDoesNotMatch)
     EXPECT_EQ(Get(key_).body, "secret data");
 }
 
+// libcurl's own SigV4 signer, a third implementation: the server's check must accept its
+// signatures and refuse them under a wrong secret, or it would be checking ours against itself.
+TEST_F(S3Server, CheckAgreesWithLibcurlSigner)
+{
+    ASSERT_EQ(Put(key_, "signed by hipfile").status, 200);
+    std::string url = std::string(st_.endpoint) + "/" + bucket_ + "/" + key_;
+    for (const char *secret : {"S3RVER", "wrong"}) {
+        CURL *curl = curl_easy_init();
+        ASSERT_NE(curl, nullptr);
+        std::string body;
+        std::string userpwd = std::string("S3RVER:") + secret;
+        curl_slist *headers = curl_slist_append(nullptr, "x-amz-content-sha256: UNSIGNED-PAYLOAD");
+        curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+        curl_easy_setopt(curl, CURLOPT_AWS_SIGV4, "aws:amz:us-east-1:s3");
+        curl_easy_setopt(curl, CURLOPT_USERPWD, userpwd.c_str());
+        curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+        curl_easy_setopt(
+            curl, CURLOPT_WRITEFUNCTION, +[](char *data, size_t size, size_t n, void *user) {
+                static_cast<std::string *>(user)->append(data, size * n);
+                return size * n;
+            });
+        curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
+        ASSERT_EQ(curl_easy_perform(curl), CURLE_OK);
+        long status = 0;
+        curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+        curl_slist_free_all(headers);
+        curl_easy_cleanup(curl);
+        if (std::string(secret) == "S3RVER") {
+            EXPECT_EQ(status, 200) << body;
+            EXPECT_EQ(body, "signed by hipfile");
+        } else {
+            EXPECT_EQ(status, 403);
+            EXPECT_EQ(ParseError(body).code, "SignatureDoesNotMatch") << body;
+        }
+    }
+}
+
 TEST_F(S3Server, UnknownAccessKeyIs403InvalidAccessKeyId)
 {
     snprintf(cred_.access_key_id, sizeof(cred_.access_key_id), "AKIDNOTKNOWN");
