@@ -1,7 +1,8 @@
-// Signed requests against a live S3-compatible server (s3rver behind a SigV4 check, started by the
-// ctest fixture remote.s3rver.start): PUT, GET with Range, HEAD, multipart upload, keys that need
-// encoding, and the errors a wrong secret, an unknown key id, a missing object and a stale clock
-// give, with their S3 error bodies read by s3_xml_error.
+// Signed requests against a live S3-compatible server (s3rver behind a front that checks SigV4
+// signatures and payload hashes, started by the ctest fixture remote.s3rver.start): PUT, GET with
+// Range, HEAD, multipart upload, keys that need encoding, and the errors a wrong secret, a body
+// that does not match its hash, an unknown key id, a missing object and a stale clock give, with
+// their S3 error bodies read by s3_xml_error.
 #include <gtest/gtest.h>
 
 #include <curl/curl.h>
@@ -14,6 +15,7 @@
 
 #include "hf_harness.h"
 #include "s3_client.h"
+#include "s3_sigv4.h"
 #include "s3_status.h"
 #include "s3_xml.h"
 
@@ -155,6 +157,26 @@ TEST_F(S3Server, UnsignedPayloadIsAccepted)
     req.sign_payload = false;
     ASSERT_EQ(Send(req).status, 200);
     EXPECT_EQ(Get(key_).body, "unsigned body");
+}
+
+TEST_F(S3Server, BodyNotMatchingItsSignedHashIsRefused)
+{
+    ASSERT_EQ(Put(key_, "original").status, 200);
+    char other[65];
+    s3_sha256_hex("something else", 14, other);
+    S3Request req;
+    req.method = "PUT";
+    req.key = key_;
+    req.body = "tampered";
+    req.claimed_sha256 = other;
+    S3Response r = Send(req);
+    EXPECT_EQ(r.status, 400);
+    EXPECT_EQ(ParseError(r.body).code, "XAmzContentSHA256Mismatch") << r.body;
+    s3_failure f;
+    s3_failure_read(r.status, r.body.data(), r.body.size(), nullptr, &f);
+    EXPECT_EQ(s3_failure_errno(&f), -EIO);
+    EXPECT_TRUE(s3_failure_retryable(&f));
+    EXPECT_EQ(Get(key_).body, "original");
 }
 
 TEST_F(S3Server, KeysThatNeedEncodingRoundTrip)
