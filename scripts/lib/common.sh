@@ -26,10 +26,11 @@ fi
 # and the documentation's code blocks; python3-sphinx builds the documentation, and doxygen and
 # python3-breathe its C API reference from include/hipfile.h; clang-14 and libclang-rt-14-dev
 # (which carries libFuzzer) build the fuzz targets (scripts/test-fuzz); python3-pip installs the
-# Python package (python/), and python3-numpy and python3-pytest run its tests.
+# Python package (python/), and python3-numpy and python3-pytest run its tests; bindfs mounts the
+# FUSE file system the FUSE suite reads and writes through (tests/fuse).
 HF_PACKAGES=(cmake ninja-build gcc g++ pkg-config libconfig-dev libxml2-dev libgtest-dev
     libamdhip64-dev liburing-dev python3 python3-sphinx doxygen python3-breathe clang-14
-    libclang-rt-14-dev python3-pip python3-numpy python3-pytest)
+    libclang-rt-14-dev python3-pip python3-numpy python3-pytest bindfs)
 
 hf_say() {
     printf '==> %s\n' "$*"
