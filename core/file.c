@@ -1,7 +1,8 @@
 /*
  * File registration: validates the caller's descriptor, opens the buffered/O_DIRECT twin through
  * /proc/self/fd, records the facts backends need (kind, flags, DIO alignment, filesystem), offers
- * the file to every backend, and hands out a generation-tagged handle.
+ * the file to every backend whose manifest takes its kind, and hands out a generation-tagged
+ * handle. A user-space filesystem's file has no descriptor: it is registered with its callbacks.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +23,7 @@
 #include "driver.h"
 #include "error.h"
 #include "log.h"
+#include "manifest.h"
 #include "registry.h"
 #include "stats.h"
 #include "sys.h"
@@ -111,11 +113,20 @@ struct hf_file *hf_file_acquire(hipFileHandle_t fh)
     return file;
 }
 
-/* Called with file_lock held. */
-static bool fd_registered(int fd)
+/*
+ * Called with file_lock held. A descriptor is registered once; a user-space filesystem file once
+ * per (fs_ops, handle) pair, since it has no descriptor.
+ */
+static bool file_already_registered(const struct hf_file *candidate)
 {
+    bool userspace = candidate->info.kind == HF_FILE_USERSPACE_FS;
     for (size_t i = 0; i < file_slot_cap; i++) {
-        if (file_slots[i].file != NULL && file_slots[i].file->caller_fd == fd)
+        const struct hf_file *f = file_slots[i].file;
+        if (f == NULL)
+            continue;
+        if (userspace ? f->info.kind == HF_FILE_USERSPACE_FS && f->fs_ops == candidate->fs_ops &&
+                            f->info.fs_handle == candidate->info.fs_handle
+                      : f->caller_fd >= 0 && f->caller_fd == candidate->caller_fd)
             return true;
     }
     return false;
@@ -282,38 +293,170 @@ static void file_record_facts(struct hf_file *file, const struct stat *st)
     }
 }
 
+/* How log lines name @p file: its descriptor, or its user-space filesystem handle. */
+static void file_label(const struct hf_file *file, char *label, size_t label_size)
+{
+    if (file->info.kind == HF_FILE_USERSPACE_FS)
+        snprintf(label, label_size, "user-space FS handle %p", file->info.fs_handle);
+    else
+        snprintf(label, label_size, "fd %d", file->caller_fd);
+}
+
+/*
+ * A backend whose manifest does not list the file's kind is never asked about it: the selector
+ * refuses it for every request anyway, and a backend built for descriptors would only fail on a
+ * file without one. It counts as declined, so deregistration leaves it alone too.
+ */
 static void file_offer_to_backends(struct hf_file *file)
 {
+    char label[64];
+    file_label(file, label, sizeof(label));
     for (unsigned i = 0; i < hf_backend_count(); i++) {
         struct hf_backend *b = hf_backend_at(i);
         void *ctx = NULL;
+        if (!(b->file_kinds & (1u << file->info.kind))) {
+            file->declined[i] = true;
+            hf_debug("file register: %s: backend %s is not offered it: its manifest does not "
+                     "accept %s files",
+                     label, b->name, hf_manifest_file_kind_name(file->info.kind));
+            continue;
+        }
         int rc = hf_call_file_register(b, &file->info, &ctx);
         if (rc == 0) {
             file->backend_ctx[i] = ctx;
         } else {
             file->declined[i] = true;
             if (rc == -EOPNOTSUPP)
-                hf_debug("file register: fd %d: backend %s declines it", file->caller_fd, b->name);
+                hf_debug("file register: %s: backend %s declines it", label, b->name);
             else
-                hf_warn("file register: fd %d: backend %s failed to accept it: %s", file->caller_fd,
-                        b->name, strerror(-rc));
+                hf_warn("file register: %s: backend %s failed to accept it: %s", label, b->name,
+                        strerror(-rc));
         }
     }
 }
 
-hipFileError_t hf_file_register(hipFileHandle_t *fh, const hipFileDescr_t *descr)
+/*
+ * Give @p file a slot and its handle, unless the same file is registered already. The slot is
+ * reserved before the file is offered to backends, so a concurrent registration of the same file
+ * is refused. Returns the slot in *slot_p.
+ */
+static hipFileOpError_t file_publish(struct hf_file *file, ssize_t *slot_p)
 {
-    if (fh == NULL || descr == NULL) {
-        hf_error("hipFileHandleRegister: %s is NULL", fh == NULL ? "fh" : "descr");
+    char label[64];
+    file_label(file, label, sizeof(label));
+    pthread_mutex_lock(&file_lock);
+    if (file_already_registered(file)) {
+        pthread_mutex_unlock(&file_lock);
+        hf_error("hipFileHandleRegister: %s is already registered", label);
+        return hipFileHandleAlreadyRegistered;
+    }
+    ssize_t slot = slot_alloc();
+    if (slot < 0) {
+        pthread_mutex_unlock(&file_lock);
+        hf_error("hipFileHandleRegister: handle table full or out of memory");
+        return hipFileInternalError;
+    }
+    file_slots[slot].file = file;
+    file_slots[slot].generation++;
+    file->handle = (file_slots[slot].generation << HANDLE_SLOT_BITS) | (uint64_t)(slot + 1);
+    file_live++;
+    pthread_mutex_unlock(&file_lock);
+    *slot_p = slot;
+    return hipFileSuccess;
+}
+
+/* Undo file_publish for a file whose registration failed afterwards. */
+static void file_unpublish(ssize_t slot)
+{
+    pthread_mutex_lock(&file_lock);
+    file_slots[slot].file = NULL;
+    file_live--;
+    pthread_mutex_unlock(&file_lock);
+}
+
+static struct hf_file *file_new(int kind, int caller_fd)
+{
+    struct hf_file *file = calloc(1, sizeof(*file));
+    if (file == NULL) {
+        hf_error("hipFileHandleRegister: out of memory");
+        return NULL;
+    }
+    file->info.struct_size = sizeof(file->info);
+    file->info.kind = kind;
+    file->info.fd = file->info.direct_fd = -1;
+    file->caller_fd = caller_fd;
+    file->owned_fds[0] = file->owned_fds[1] = -1;
+    atomic_init(&file->refs, 1);
+    return file;
+}
+
+/* ---- user-space filesystems (hipFileHandleTypeUserspaceFS) --------------------------------- */
+
+/*
+ * The filesystem's own name for itself, "userspace" when it gives none. fs_type receives the
+ * caller's handle, as in cuFile.
+ */
+static void userspace_fs_name(const hipFileFSOps_t *ops, void *handle, char *name, size_t size)
+{
+    const char *type = ops->fs_type != NULL ? ops->fs_type(handle) : NULL;
+    snprintf(name, size, "%s", type != NULL && type[0] != '\0' ? type : "userspace");
+}
+
+/*
+ * The callbacks are the backend ABI's fs_read and fs_write: the same arguments but for the last
+ * one's type (hipFileRDMAInfo_t *, given NULL) and hoff_t, which is off_t. The conversion goes
+ * through a generic function pointer type, which C allows and -Wcast-function-type accepts.
+ */
+typedef void (*generic_fn)(void);
+_Static_assert(sizeof(hoff_t) == sizeof(off_t), "hoff_t is off_t");
+
+/*
+ * A file reached only through the caller's callbacks: no descriptor, no stat facts. Its size is
+ * unknown (size_at_register 0); reads end where the read callback returns short. Without a write
+ * callback the file is read-only, which the access mode records so writes are refused up front.
+ */
+static hipFileError_t file_register_userspace_fs(hipFileHandle_t *fh, const hipFileDescr_t *descr)
+{
+    const hipFileFSOps_t *ops = descr->fs_ops;
+    if (ops == NULL || ops->read == NULL) {
+        hf_error("hipFileHandleRegister: a hipFileHandleTypeUserspaceFS descriptor needs %s",
+                 ops == NULL ? "fs_ops (it is NULL)" : "an fs_ops->read callback (it is NULL)");
         return hf_status(hipFileInvalidValue);
     }
-    /* Read the type as a plain integer: an out-of-range enum value must be safe. */
-    int type;
-    memcpy(&type, &descr->type, sizeof(type));
-    if (type != hipFileHandleTypeOpaqueFD) {
-        hf_error("hipFileHandleRegister: handle type %d is not supported (only OpaqueFD)", type);
-        return hf_status(hipFileIONotSupported);
+    hf_driver_on_last_close(HF_TEARDOWN_FILES, hf_file_drop_all);
+    hipFileOpError_t err = hf_driver_ensure_open();
+    if (err != hipFileSuccess)
+        return hf_status(err);
+
+    struct hf_file *file = file_new(HF_FILE_USERSPACE_FS, -1);
+    if (file == NULL)
+        return hf_status(hipFileInternalError);
+    struct hf_file_info *info = &file->info;
+    file->fs_ops = ops;
+    info->fs_handle = descr->handle.hFile;
+    info->fs_read = (ssize_t(*)(void *, char *, size_t, off_t, void *))(generic_fn)ops->read;
+    info->fs_write =
+        (ssize_t(*)(void *, const char *, size_t, off_t, void *))(generic_fn)ops->write;
+    info->status_flags = ops->write != NULL ? O_RDWR : O_RDONLY;
+    userspace_fs_name(ops, info->fs_handle, info->fs_name, sizeof(info->fs_name));
+
+    ssize_t slot;
+    err = file_publish(file, &slot);
+    if (err != hipFileSuccess) {
+        free(file);
+        return hf_status(err);
     }
+    file_offer_to_backends(file);
+    hf_debug("registered user-space FS handle %p: fs %s, %s", info->fs_handle, info->fs_name,
+             ops->write != NULL ? "read-write" : "read-only (no write callback)");
+    *fh = (hipFileHandle_t)(uintptr_t)file->handle;
+    return hf_status(hipFileSuccess);
+}
+
+/* ---- descriptors (hipFileHandleTypeOpaqueFD) ------------------------------------------------ */
+
+static hipFileError_t file_register_fd(hipFileHandle_t *fh, const hipFileDescr_t *descr)
+{
     /* Before the first file exists, so the last close always finds the hook. */
     hf_driver_on_last_close(HF_TEARDOWN_FILES, hf_file_drop_all);
     hipFileOpError_t err = hf_driver_ensure_open();
@@ -337,43 +480,25 @@ hipFileError_t hf_file_register(hipFileHandle_t *fh, const hipFileDescr_t *descr
         return hf_status(hipFileInvalidFileType);
     }
 
-    struct hf_file *file = calloc(1, sizeof(*file));
-    if (file == NULL) {
-        hf_error("hipFileHandleRegister: out of memory");
+    struct hf_file *file = file_new(S_ISBLK(st.st_mode) ? HF_FILE_BLOCK : HF_FILE_REGULAR, fd);
+    if (file == NULL)
         return hf_status(hipFileInternalError);
-    }
-    file->info.struct_size = sizeof(file->info);
-    file->info.kind = S_ISBLK(st.st_mode) ? HF_FILE_BLOCK : HF_FILE_REGULAR;
     /* Backends get descriptors without O_APPEND (file_open_twins); their flags say so too. */
     file->info.status_flags = status_flags & ~O_APPEND;
-    file->caller_fd = fd;
-    file->owned_fds[0] = file->owned_fds[1] = -1;
-    atomic_init(&file->refs, 1);
 
-    pthread_mutex_lock(&file_lock);
-    if (fd_registered(fd)) {
-        pthread_mutex_unlock(&file_lock);
-        hf_error("hipFileHandleRegister: fd %d is already registered", fd);
-        err = hipFileHandleAlreadyRegistered;
-        goto free_file;
+    ssize_t slot;
+    err = file_publish(file, &slot);
+    if (err != hipFileSuccess) {
+        free(file);
+        return hf_status(err);
     }
-    ssize_t slot = slot_alloc();
-    if (slot < 0) {
-        pthread_mutex_unlock(&file_lock);
-        hf_error("hipFileHandleRegister: handle table full or out of memory");
-        err = hipFileInternalError;
-        goto free_file;
-    }
-    /* Reserve the slot so a concurrent registration of the same fd is refused. */
-    file_slots[slot].file = file;
-    file_slots[slot].generation++;
-    file->handle = (file_slots[slot].generation << HANDLE_SLOT_BITS) | (uint64_t)(slot + 1);
-    file_live++;
-    pthread_mutex_unlock(&file_lock);
-
     err = file_open_twins(file, status_flags);
-    if (err != hipFileSuccess)
-        goto release_slot;
+    if (err != hipFileSuccess) {
+        file_unpublish(slot);
+        file_close_owned(file);
+        free(file);
+        return hf_status(err);
+    }
     file_record_facts(file, &st);
     file_offer_to_backends(file);
     hf_debug("registered fd %d: %s, fs %s, direct fd %d, dio align mem %u offset %u", fd,
@@ -381,16 +506,25 @@ hipFileError_t hf_file_register(hipFileHandle_t *fh, const hipFileDescr_t *descr
              file->info.direct_fd, file->info.dio_mem_align, file->info.dio_offset_align);
     *fh = (hipFileHandle_t)(uintptr_t)file->handle;
     return hf_status(hipFileSuccess);
+}
 
-release_slot:
-    pthread_mutex_lock(&file_lock);
-    file_slots[slot].file = NULL;
-    file_live--;
-    pthread_mutex_unlock(&file_lock);
-    file_close_owned(file);
-free_file:
-    free(file);
-    return hf_status(err);
+hipFileError_t hf_file_register(hipFileHandle_t *fh, const hipFileDescr_t *descr)
+{
+    if (fh == NULL || descr == NULL) {
+        hf_error("hipFileHandleRegister: %s is NULL", fh == NULL ? "fh" : "descr");
+        return hf_status(hipFileInvalidValue);
+    }
+    /* Read the type as a plain integer: an out-of-range enum value must be safe. */
+    int type;
+    memcpy(&type, &descr->type, sizeof(type));
+    if (type == hipFileHandleTypeOpaqueFD)
+        return file_register_fd(fh, descr);
+    if (type == hipFileHandleTypeUserspaceFS)
+        return file_register_userspace_fs(fh, descr);
+    hf_error("hipFileHandleRegister: handle type %d is not supported (OpaqueFD and UserspaceFS "
+             "are)",
+             type);
+    return hf_status(hipFileIONotSupported);
 }
 
 void hf_file_deregister(hipFileHandle_t fh)
@@ -406,9 +540,10 @@ void hf_file_deregister(hipFileHandle_t fh)
     }
     struct hf_file *file = s->file;
     if (atomic_load(&file->refs) > 1) {
+        char label[64];
+        file_label(file, label, sizeof(label));
         pthread_mutex_unlock(&file_lock);
-        hf_warn("hipFileHandleDeregister: fd %d has I/O in flight; not deregistered",
-                file->caller_fd);
+        hf_warn("hipFileHandleDeregister: %s has I/O in flight; not deregistered", label);
         return;
     }
     s->file = NULL;

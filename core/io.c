@@ -75,8 +75,13 @@ bool hf_io_prepare(struct hf_io_call *call, int op, hipFileHandle_t fh, void *bu
     }
     int accmode = file->info.status_flags & O_ACCMODE;
     if ((op == HF_IO_READ && accmode == O_WRONLY) || (op == HF_IO_WRITE && accmode == O_RDONLY)) {
-        hf_error("%s: fd %d was opened %s", what, file->caller_fd,
-                 accmode == O_WRONLY ? "write-only" : "read-only");
+        if (file->info.kind == HF_FILE_USERSPACE_FS)
+            hf_error("%s: user-space FS handle %p is read-only: it was registered without a "
+                     "write callback",
+                     what, file->info.fs_handle);
+        else
+            hf_error("%s: fd %d was opened %s", what, file->caller_fd,
+                     accmode == O_WRONLY ? "write-only" : "read-only");
         result = sys_error(EBADF);
         goto release_file;
     }

@@ -18,7 +18,8 @@
 /** A registered file. */
 struct hf_file {
     struct hf_file_info info;           /**< facts handed to backends */
-    int caller_fd;                      /**< the descriptor the caller registered */
+    int caller_fd;                      /**< the descriptor the caller registered, or -1 */
+    const hipFileFSOps_t *fs_ops;       /**< a user-space filesystem's callbacks, else NULL */
     int owned_fds[2];                   /**< descriptors we opened (twins), -1 when unused */
     uint64_t handle;                    /**< the value handed out as hipFileHandle_t */
     atomic_int refs;                    /**< registry reference + one per I/O in flight */

@@ -29,6 +29,14 @@ static const char *const mem_refusals[] = {
     [HF_MEM_ARRAY] = "array memory cannot take part in I/O",
 };
 
+/* Static too, one per file kind (enum hf_file_kind) the manifest grammar names. */
+static const char *const kind_refusals[] = {
+    [HF_FILE_REGULAR] = "manifest does not accept regular files",
+    [HF_FILE_BLOCK] = "manifest does not accept block devices",
+    [HF_FILE_USERSPACE_FS] = "manifest does not accept userspace-fs files",
+    [HF_FILE_REMOTE] = "manifest does not accept remote files",
+};
+
 static const char *op_name(int op)
 {
     return op == HF_IO_READ ? "read" : "write";
@@ -39,6 +47,14 @@ static const char *filter_refusal(const struct hf_backend *b, const struct hf_io
                                   bool declined, enum hf_compat_mode mode)
 {
     uint32_t caps = b->complete.caps;
+    /* First: a backend whose manifest lacks the file's kind is not even offered it (file.c). */
+    int kind = req->file->kind;
+    if (kind < 0 || kind >= 32 || !(b->file_kinds & (1u << kind))) {
+        if (kind >= 0 && (size_t)kind < sizeof(kind_refusals) / sizeof(kind_refusals[0]) &&
+            kind_refusals[kind] != NULL)
+            return kind_refusals[kind];
+        return "manifest does not accept this kind of file";
+    }
     if (declined)
         return "declined the file or buffer at registration";
     if (req->op == HF_IO_READ && !(caps & HF_CAP_READ))
@@ -51,10 +67,6 @@ static const char *filter_refusal(const struct hf_backend *b, const struct hf_io
             return mem_refusals[mem];
         return "unknown memory type";
     }
-    int kind = req->file->kind;
-    if (kind < 0 || kind >= 32 || !(b->file_kinds & (1u << kind)))
-        return kind == HF_FILE_BLOCK ? "manifest does not accept block devices"
-                                     : "manifest does not accept this kind of file";
     if (mode == HF_COMPAT_FORCE && !(caps & HF_CAP_COMPAT))
         return "compat mode is force and this is not a compat backend";
     if (mode == HF_COMPAT_OFF && (caps & HF_CAP_COMPAT))

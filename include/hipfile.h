@@ -305,7 +305,11 @@ typedef struct hipFileRDMAInfo {
     const char *desc_str; /**< the descriptor text */
 } hipFileRDMAInfo_t;
 
-/** Callbacks of a user-space filesystem (hipFileHandleTypeUserspaceFS; not supported here). */
+/**
+ * Callbacks of a user-space filesystem (hipFileHandleTypeUserspaceFS). hipfile calls read and
+ * write with host memory, from several threads at once, for pieces of a request; the last
+ * argument is always NULL, and the RDMA callbacks are never called (docs/userspace-fs.rst).
+ */
 typedef struct hipFileFSOps {
     /** Name of the filesystem. */
     const char *(*fs_type)(void *handle);
@@ -313,9 +317,9 @@ typedef struct hipFileFSOps {
     int (*getRDMADeviceList)(void *handle, struct sockaddr **hostaddrs);
     /** Priority of the RDMA device at @p hostaddr for the given buffer, size and offset. */
     int (*getRDMADevicePriority)(void *handle, char *, size_t, hoff_t, struct sockaddr *hostaddr);
-    /** Read into a buffer; returns bytes read or a negative error. */
+    /** Read into a buffer; returns bytes read (0 at end of file) or -errno. Required. */
     ssize_t (*read)(void *handle, char *, size_t, hoff_t, hipFileRDMAInfo_t *);
-    /** Write from a buffer; returns bytes written or a negative error. */
+    /** Write from a buffer; returns bytes written or -errno. NULL: the file is read-only. */
     ssize_t (*write)(void *handle, const char *, size_t, hoff_t, hipFileRDMAInfo_t *);
 } hipFileFSOps_t;
 
@@ -488,21 +492,30 @@ HIPFILE_API const char *hipFileGetOpErrorString(hipFileOpError_t status);
  *
  * Opens the driver first when its use count is 0 (the count becomes 1). The library opens
  * descriptors of its own for the file (a buffered one and an O_DIRECT one, through
- * /proc/self/fd) and never closes the caller's. Every loaded backend is offered the file and may
- * decline it. A file system that refuses O_DIRECT (tmpfs) is registered without a direct path.
+ * /proc/self/fd) and never closes the caller's. Every loaded backend whose manifest accepts the
+ * file's kind is offered the file and may decline it. A file system that refuses O_DIRECT (tmpfs)
+ * is registered without a direct path. A user-space file system's file (type
+ * hipFileHandleTypeUserspaceFS) has no descriptor: its reads and writes call @c fs_ops->read and
+ * @c fs_ops->write with host memory and a NULL RDMA descriptor (docs/userspace-fs.rst); AMD's
+ * hipFile refuses this type.
  *
  * @param[out] fh    receives the handle that the read, write, async and batch calls take
  * @param[in]  descr the file: @c type hipFileHandleTypeOpaqueFD and @c handle.fd an open
  *                   descriptor of a regular file or a block device, opened for reading, writing
- *                   or both, with or without O_DIRECT
+ *                   or both, with or without O_DIRECT; or @c type hipFileHandleTypeUserspaceFS,
+ *                   @c handle.hFile the file system's pointer for the file and @c fs_ops its
+ *                   callbacks (read required, write optional), both valid until deregistration
  * @return {hipFileSuccess, hipSuccess} with *fh set, or a status whose err is one of
  *         the codes listed
- * @retval hipFileInvalidValue            @p fh or @p descr is NULL, or @c handle.fd is not an open
- *                                        descriptor
- * @retval hipFileIONotSupported          @c descr->type is not hipFileHandleTypeOpaqueFD
+ * @retval hipFileInvalidValue            @p fh or @p descr is NULL, @c handle.fd is not an open
+ *                                        descriptor, or a user-space file system comes without
+ *                                        @c fs_ops or @c fs_ops->read
+ * @retval hipFileIONotSupported          @c descr->type is neither hipFileHandleTypeOpaqueFD nor
+ *                                        hipFileHandleTypeUserspaceFS
  * @retval hipFileInvalidFileType         the descriptor is a directory, pipe, socket or character
  *                                        device
- * @retval hipFileHandleAlreadyRegistered the same descriptor is registered already
+ * @retval hipFileHandleAlreadyRegistered the same descriptor, or the same fs_ops and handle.hFile,
+ *                                        is registered already
  * @retval hipFileDriverSetupError        the implicit driver open failed (see hipFileDriverOpen)
  * @retval hipFilePlatformNotSupported    the implicit driver open found no GPU runtime with a
  *                                        device

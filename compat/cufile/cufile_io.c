@@ -5,6 +5,8 @@
  */
 #include "cufile_compat.h"
 
+#include <stddef.h>
+
 _Static_assert(sizeof(off_t) == sizeof(hoff_t), "cuFile offsets are hipfile offsets");
 _Static_assert((int)CU_FILE_HANDLE_TYPE_OPAQUE_FD == (int)hipFileHandleTypeOpaqueFD &&
                    (int)CU_FILE_HANDLE_TYPE_OPAQUE_WIN32 == (int)hipFileHandleTypeOpaqueWin32 &&
@@ -19,6 +21,25 @@ _Static_assert(CU_FILE_STREAM_FIXED_BUF_OFFSET == HIPFILE_STREAM_FIXED_BUF_OFFSE
                    CU_FILE_STREAM_PAGE_ALIGNED_INPUTS == HIPFILE_STREAM_PAGE_ALIGNED_INPUTS,
                "stream flags are numbered alike");
 
+/*
+ * cuFile's callback table is hipfile's member for member, the types differing only in naming
+ * (sockaddr_t is struct sockaddr, __loff_t is hoff_t, the RDMA structs have one layout), so the
+ * caller's table is handed over as it is: the core keeps the pointer for the registration's life
+ * and tells registrations apart by it, as cuFile does.
+ */
+_Static_assert(sizeof(CUfileFSOps_t) == sizeof(hipFileFSOps_t) &&
+                   offsetof(CUfileFSOps_t, fs_type) == offsetof(hipFileFSOps_t, fs_type) &&
+                   offsetof(CUfileFSOps_t, getRDMADeviceList) ==
+                       offsetof(hipFileFSOps_t, getRDMADeviceList) &&
+                   offsetof(CUfileFSOps_t, getRDMADevicePriority) ==
+                       offsetof(hipFileFSOps_t, getRDMADevicePriority) &&
+                   offsetof(CUfileFSOps_t, read) == offsetof(hipFileFSOps_t, read) &&
+                   offsetof(CUfileFSOps_t, write) == offsetof(hipFileFSOps_t, write),
+               "user-space filesystem callback tables have one layout");
+_Static_assert(sizeof(cufileRDMAInfo_t) == sizeof(hipFileRDMAInfo_t) &&
+                   sizeof(__loff_t) == sizeof(hoff_t),
+               "user-space filesystem callback arguments have one layout");
+
 HF_CUFILE_API CUfileError_t cuFileHandleRegister(CUfileHandle_t *fh, CUfileDescr_t *descr)
 {
     hipFileDescr_t hd;
@@ -32,9 +53,9 @@ HF_CUFILE_API CUfileError_t cuFileHandleRegister(CUfileHandle_t *fh, CUfileDescr
         hd.handle.fd = descr->handle.fd;
     else
         hd.handle.hFile = descr->handle.handle;
-    /* hipfile serves no user-space file systems; it refuses the type before looking at fs_ops,
-     * whose callback types differ only in naming. */
-    hd.fs_ops = NULL;
+    hd.fs_ops = descr->type == CU_FILE_HANDLE_TYPE_USERSPACE_FS
+                    ? (const hipFileFSOps_t *)(const void *)descr->fs_ops
+                    : NULL;
     return hf_cufile_status(hipFileHandleRegister(fh, &hd));
 }
 

@@ -19,6 +19,7 @@ hf_doc_config(FILE snippets/fallback.conf)
 hf_doc_transcript(NAME hipfile-check)
 hf_doc_transcript(NAME copy-a-file)
 hf_doc_program(NAME errors SOURCE snippets/errors.c)
+hf_doc_program(NAME userspace-fs SOURCE snippets/userspace-fs.c)
 hf_doc_config(FILE snippets/only-fallback.conf)
 hf_doc_config(FILE snippets/compat-force.conf)
 hf_doc_transcript(NAME tune-selection

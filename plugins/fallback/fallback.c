@@ -1,7 +1,9 @@
 /*
  * The fallback backend's face to the core: entry point, ops table, init and teardown, scoring and
- * the checks every request passes before fallback_split.c serves it. It serves whatever the other
- * backends cannot, on every machine, so exact results come first and speed right after.
+ * the checks every request passes before fallback_split.c serves it. Files come with a descriptor
+ * or, for user-space filesystems, with read and write callbacks (fallback_userspace_fs.c). It
+ * serves whatever the other backends cannot, on every machine, so exact results come first and
+ * speed right after.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -120,18 +122,33 @@ static bool mem_type_is_servable(int mem_type)
            mem_type == HF_MEM_HOST_PINNED || mem_type == HF_MEM_MANAGED;
 }
 
+/* A file served through its descriptor, or through a user-space filesystem's callbacks. */
+static bool file_is_servable(const struct hf_file_info *file)
+{
+    if (file == NULL)
+        return false;
+    if (file->kind == HF_FILE_USERSPACE_FS)
+        return file->fs_read != NULL;
+    return file->fd >= 0;
+}
+
 /* The selector offers only the memory and files the manifest lists; score judges the rest. */
 static int fallback_score(void *backend, const struct hf_io_request *req, const char **reason_p)
 {
     int score = FALLBACK_SCORE;
     const char *reason;
-    if (req->file == NULL || req->file->fd < 0) {
+    bool callbacks = req->file != NULL && req->file->kind == HF_FILE_USERSPACE_FS;
+    if (!file_is_servable(req->file)) {
         score = -1;
-        reason = "the file has no buffered descriptor";
+        reason = callbacks ? "the user-space filesystem file has no read callback"
+                           : "the file has no buffered descriptor";
     } else if (hf_fallback_memory_is_staged(backend, req->buf)) {
-        reason = "POSIX I/O through pinned staging buffers and GPU copies";
+        reason = callbacks ? "user-space filesystem callbacks through pinned staging buffers "
+                             "and GPU copies"
+                           : "POSIX I/O through pinned staging buffers and GPU copies";
     } else {
-        reason = "POSIX I/O straight into host-addressable memory";
+        reason = callbacks ? "user-space filesystem callbacks straight into host-addressable memory"
+                           : "POSIX I/O straight into host-addressable memory";
     }
     if (reason_p != NULL)
         *reason_p = reason;
@@ -145,8 +162,8 @@ static int fallback_score(void *backend, const struct hf_io_request *req, const 
 static int request_check(struct fallback *fb, const struct hf_io_request *req)
 {
     const char *own = NULL;
-    if (req->file == NULL || req->file->fd < 0 || req->buf == NULL)
-        own = "no file descriptor or no buffer";
+    if (!file_is_servable(req->file) || req->buf == NULL)
+        own = "no file descriptor (or read callback) or no buffer";
     else if (!mem_type_is_servable(req->buf->mem_type))
         own = "memory that cannot be addressed";
     return hfp_request_check(fb->host, req, own);

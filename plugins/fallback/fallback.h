@@ -17,10 +17,11 @@
 #include "hipfile/backend.h"
 
 /**
- * The plugin ABI minor the fallback needs: minor 5's declared settings and core limits, and with
- * them everything earlier minors added (the executor, preadv2). Its manifest says the same.
+ * The plugin ABI minor the fallback needs: minor 6's user-space filesystem files (hf_file_info's
+ * fs_handle, fs_read and fs_write), and with them everything earlier minors added (declared
+ * settings, core limits, the executor, preadv2). Its manifest says the same.
  */
-#define FALLBACK_ABI_MINOR 5
+#define FALLBACK_ABI_MINOR 6
 
 /** When reads may go through the file's O_DIRECT descriptor (setting fallback.direct_io). */
 enum fallback_direct_io {
@@ -68,10 +69,29 @@ struct fallback {
     pthread_mutex_t pools_lock;                /**< guards creation of pools */
 };
 
+struct fallback_io;
+
+/**
+ * How one request reads a window of file bytes [pos, pos + len) to @p dst: the bytes read (short
+ * only at end of file or on an error after some), or -errno when an error came before any.
+ */
+typedef ssize_t (*fallback_window_read_fn)(struct fallback_io *io, char *dst, size_t len,
+                                           int64_t pos);
+
+/**
+ * How one request writes @p len bytes from @p src at @p pos: the bytes written (short only on an
+ * error after some), or -errno when an error came before any.
+ */
+typedef ssize_t (*fallback_window_write_fn)(struct fallback_io *io, const char *src, size_t len,
+                                            int64_t pos);
+
 /** One request as its pieces see it (fallback_split.c builds it). */
 struct fallback_io {
-    struct fallback *fb;           /**< the backend */
-    int op;                        /**< enum hf_io_op */
+    struct fallback *fb;                   /**< the backend */
+    const struct hf_file_info *file;       /**< the file */
+    fallback_window_read_fn window_read;   /**< file I/O of every read window */
+    fallback_window_write_fn window_write; /**< file I/O of every write window */
+    int op;                                /**< enum hf_io_op */
     bool staged;                   /**< the memory goes through staging slots and GPU copies */
     int device;                    /**< GPU owning the memory, -1 for none */
     struct hfp_staging_pool *pool; /**< the device's staging pool when staged */
@@ -117,19 +137,30 @@ unsigned hf_fallback_slot_bound(void *backend);
 const char *hf_fallback_errno_text(int err);
 
 /**
- * Read file bytes [pos, pos + len) to @p dst: from the page cache when it holds them, else through
- * O_DIRECT for the aligned part and buffered reads for the rest (the rule in fallback_posix.c).
- * Goes on after short reads, EINTR and a bounded number of EAGAIN. Returns the bytes read (short
- * only at end of file or on an error after some), or -errno when an error came before any.
+ * A fallback_window_read_fn for files with descriptors: from the page cache when it holds the
+ * bytes, else through O_DIRECT for the aligned part and buffered reads for the rest (the rule in
+ * fallback_posix.c). Goes on after short reads, EINTR and a bounded number of EAGAIN.
  */
-ssize_t hf_fallback_window_read(struct fallback_io *io, char *dst, size_t len, int64_t pos);
+ssize_t hf_fallback_posix_read(struct fallback_io *io, char *dst, size_t len, int64_t pos);
 
 /**
- * Write @p len bytes from @p src at @p pos through the buffered descriptor, going on after short
- * writes, EINTR and a bounded number of EAGAIN. Returns the bytes written (short only on an error
- * after some), or -errno when an error came before any.
+ * A fallback_window_write_fn for files with descriptors: writes through the buffered descriptor,
+ * going on after short writes, EINTR and a bounded number of EAGAIN.
  */
-ssize_t hf_fallback_window_write(struct fallback_io *io, const char *src, size_t len, int64_t pos);
+ssize_t hf_fallback_posix_write(struct fallback_io *io, const char *src, size_t len, int64_t pos);
+
+/**
+ * A fallback_window_read_fn for user-space filesystem files: calls the filesystem's read callback
+ * (hf_file_info.fs_read) with host memory, going on after short counts until it returns 0.
+ */
+ssize_t hf_fallback_fs_read(struct fallback_io *io, char *dst, size_t len, int64_t pos);
+
+/**
+ * A fallback_window_write_fn for user-space filesystem files: calls the filesystem's write
+ * callback (hf_file_info.fs_write), going on after short counts; a callback that makes no progress
+ * is an I/O error.
+ */
+ssize_t hf_fallback_fs_write(struct fallback_io *io, const char *src, size_t len, int64_t pos);
 
 /**
  * Move request bytes [begin, end) (offsets from the request's start) on the calling thread,

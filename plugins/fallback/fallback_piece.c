@@ -34,8 +34,8 @@ ssize_t hf_fallback_piece_run(struct fallback_io *io, unsigned index, size_t beg
     while (at < end && !piece_should_stop(io, index)) {
         size_t len = window_length(io, at, end);
         int64_t pos = io->offset + (int64_t)at;
-        ssize_t n = io->op == HF_IO_READ ? hf_fallback_window_read(io, io->mem + at, len, pos)
-                                         : hf_fallback_window_write(io, io->mem + at, len, pos);
+        ssize_t n = io->op == HF_IO_READ ? io->window_read(io, io->mem + at, len, pos)
+                                         : io->window_write(io, io->mem + at, len, pos);
         if (n < 0)
             return at > begin ? (ssize_t)(at - begin) : n;
         at += (size_t)n;

@@ -176,8 +176,8 @@ static void pipe_read_piece(struct pipe *p, size_t index)
     struct fallback_io *io = p->io;
     size_t pos = piece_start(p, index);
     size_t end = min_size((index + 1) * p->piece, p->span);
-    ssize_t got = hf_fallback_window_read(io, pipe_staging(p, pos), end - pos,
-                                          io->offset + (int64_t)(pos - p->skew));
+    ssize_t got =
+        io->window_read(io, pipe_staging(p, pos), end - pos, io->offset + (int64_t)(pos - p->skew));
     if (got < 0 || (size_t)got < end - pos)
         pipe_note_short(p, pos + (got > 0 ? (size_t)got : 0), got < 0 ? got : 0, 0);
     size_t block = index / p->pieces_per_block;

@@ -142,7 +142,7 @@ static ssize_t read_rest(struct fallback_io *io, char *dst, size_t len, int64_t 
     return (ssize_t)done;
 }
 
-ssize_t hf_fallback_window_read(struct fallback_io *io, char *dst, size_t len, int64_t pos)
+ssize_t hf_fallback_posix_read(struct fallback_io *io, char *dst, size_t len, int64_t pos)
 {
     size_t done = 0;
     if (io->probe_cache && !atomic_load_explicit(&io->direct_refused, memory_order_relaxed)) {
@@ -153,7 +153,7 @@ ssize_t hf_fallback_window_read(struct fallback_io *io, char *dst, size_t len, i
     return read_rest(io, dst, len, pos, done);
 }
 
-ssize_t hf_fallback_window_write(struct fallback_io *io, const char *src, size_t len, int64_t pos)
+ssize_t hf_fallback_posix_write(struct fallback_io *io, const char *src, size_t len, int64_t pos)
 {
     struct fallback *fb = io->fb;
     unsigned eagain_attempts = 0;

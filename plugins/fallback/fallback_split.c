@@ -161,7 +161,16 @@ static void io_init(struct fallback_io *io, struct fallback *fb, const struct hf
         .offset = req->file_offset,
         .size = req->size,
         .fd = req->file->fd,
+        .file = req->file,
     };
+    /* Every part of the fallback moves file bytes through these two, whatever the file is. */
+    if (req->file->kind == HF_FILE_USERSPACE_FS) {
+        io->window_read = hf_fallback_fs_read;
+        io->window_write = hf_fallback_fs_write;
+    } else {
+        io->window_read = hf_fallback_posix_read;
+        io->window_write = hf_fallback_posix_write;
+    }
     atomic_init(&io->direct_refused, false);
     atomic_init(&io->first_short_piece, UINT_MAX);
     direct_setup(io, req, lim->direct_io);

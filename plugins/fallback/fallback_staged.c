@@ -258,7 +258,7 @@ static void lane_read(struct lane *ln)
             }
             struct fallback_io *io = run->io;
             char *staging = (char *)ln->slot->buffer[b] + g->start + g->bytes;
-            ssize_t got = hf_fallback_window_read(io, staging, end - at, io->offset + (int64_t)at);
+            ssize_t got = io->window_read(io, staging, end - at, io->offset + (int64_t)at);
             /* A failure or the file's end ends this request only: the lane goes on with the next.
              */
             if (got <= 0) {
@@ -336,7 +336,7 @@ static void lane_write(struct lane *ln)
         }
         size_t len = ln->len[b];
         char *staging = (char *)ln->slot->buffer[b] + window_skew(run, at);
-        ssize_t put = hf_fallback_window_write(io, staging, len, io->offset + (int64_t)at);
+        ssize_t put = io->window_write(io, staging, len, io->offset + (int64_t)at);
         if (put < 0 || (size_t)put < len) {
             run_note_short(run, at, put < 0 ? 0 : (size_t)put, put < 0 ? put : 0, 0);
             break;

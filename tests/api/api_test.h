@@ -11,6 +11,7 @@
 
 #include <fcntl.h>
 #include <string>
+#include <vector>
 #include <unistd.h>
 
 #include "hf_harness.h"
@@ -40,6 +41,27 @@ class ApiTest : public ::testing::Test
         std::string path(p);
         free(p);
         return path;
+    }
+    /* Fill device bytes [offset, offset+size) of @p dev with the pattern at @p pattern_offset. */
+    static void FillDevice(void *dev, size_t offset, size_t size, uint64_t pattern_offset,
+                           uint32_t seed)
+    {
+        std::vector<char> host(size);
+        hf_test_pattern_fill(host.data(), size, pattern_offset, seed);
+        ASSERT_EQ(
+            hipMemcpy(static_cast<char *>(dev) + offset, host.data(), size, hipMemcpyHostToDevice),
+            hipSuccess);
+    }
+    /* -1 when device bytes [offset, offset+size) of @p dev hold the pattern at @p pattern_offset,
+     * else the index of the first byte that differs. */
+    static int64_t CheckDevice(const void *dev, size_t offset, size_t size, uint64_t pattern_offset,
+                               uint32_t seed)
+    {
+        std::vector<char> host(size);
+        EXPECT_EQ(hipMemcpy(host.data(), static_cast<const char *>(dev) + offset, size,
+                            hipMemcpyDeviceToHost),
+                  hipSuccess);
+        return hf_test_pattern_check(host.data(), size, pattern_offset, seed);
     }
     static hipFileHandle_t Register(int fd)
     {

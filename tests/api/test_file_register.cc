@@ -51,13 +51,15 @@ TEST_F(FileRegisterTest, NullArgumentsAreInvalidValue)
     EXPECT_EQ(hipFileHandleRegister(&fh, nullptr).err, hipFileInvalidValue);
 }
 
-TEST_F(FileRegisterTest, HandleTypesOtherThanFdAreNotSupported)
+TEST_F(FileRegisterTest, HandleTypesOtherThanFdAndUserspaceFsAreNotSupported)
 {
     int fd = open(path.c_str(), O_RDONLY);
     ASSERT_GE(fd, 0);
     hipFileHandle_t fh = nullptr;
-    for (int type : {0, 2, 3, 4, -1, 0x7fffffff})
+    for (int type : {0, 2, 4, -1, 0x7fffffff})
         EXPECT_EQ(TryRegister(&fh, type, fd).err, hipFileIONotSupported) << "type " << type;
+    /* A user-space filesystem is served (test_userspace_fs.cc), but not without its fs_ops. */
+    EXPECT_EQ(TryRegister(&fh, hipFileHandleTypeUserspaceFS, fd).err, hipFileInvalidValue);
     close(fd);
 }
 

@@ -4,6 +4,9 @@
  * no counterpart for say CU_FILE_PLATFORM_NOT_SUPPORTED without touching their outputs.
  */
 #include <gtest/gtest.h>
+#include <algorithm>
+#include <cstring>
+#include <mutex>
 #include <hip/hip_runtime_api.h>
 
 #include <cufile.h>
@@ -212,6 +215,8 @@ TEST_F(CuFileTest, BadArgumentsKeepTheirCuFileCodes)
     ExpectStatus(cuFileHandleRegister(nullptr, &descr), CU_FILE_INVALID_VALUE);
     ExpectStatus(cuFileHandleRegister(&fh, nullptr), CU_FILE_INVALID_VALUE);
     descr.type = CU_FILE_HANDLE_TYPE_USERSPACE_FS;
+    ExpectStatus(cuFileHandleRegister(&fh, &descr), CU_FILE_INVALID_VALUE); // no fs_ops
+    descr.type = CU_FILE_HANDLE_TYPE_OPAQUE_WIN32;
     ExpectStatus(cuFileHandleRegister(&fh, &descr), CU_FILE_IO_NOT_SUPPORTED);
     ExpectStatus(cuFileBufRegister(nullptr, 4096, 0), CU_FILE_INVALID_VALUE);
     /* Memory the GPU runtime does not know is an invalid pointer; pinned host memory is known
@@ -257,6 +262,71 @@ TEST_F(CuFileTest, ReadAndWriteRoundTripAndReportErrorsAsNegatedCuFileCodes)
     n = cuFileWrite(fh_, pinned, 4096, 0, 0);
     EXPECT_EQ(n, -CU_FILE_CUDA_MEMORY_TYPE_INVALID) << CUFILE_ERRSTR(n);
     ASSERT_EQ(hipHostFree(pinned), hipSuccess);
+}
+
+/* A user-space file system of cuFile's shape: a file in memory, read and written by callbacks. */
+struct CallbackFile {
+    std::mutex lock; /* pieces of one request call back from several threads */
+    std::vector<char> data;
+    bool rdma_info_seen = false;
+};
+
+const char *CallbackFsType(void *)
+{
+    return "cufile-memfs";
+}
+
+ssize_t CallbackFsRead(void *handle, char *buf, size_t size, __loff_t offset,
+                       cufileRDMAInfo_t *rdma)
+{
+    auto *f = static_cast<CallbackFile *>(handle);
+    std::lock_guard<std::mutex> g(f->lock);
+    f->rdma_info_seen |= rdma != nullptr;
+    if (offset >= (__loff_t)f->data.size())
+        return 0;
+    size_t n = std::min(size, f->data.size() - (size_t)offset);
+    memcpy(buf, f->data.data() + offset, n);
+    return (ssize_t)n;
+}
+
+ssize_t CallbackFsWrite(void *handle, const char *buf, size_t size, __loff_t offset,
+                        cufileRDMAInfo_t *rdma)
+{
+    auto *f = static_cast<CallbackFile *>(handle);
+    std::lock_guard<std::mutex> g(f->lock);
+    f->rdma_info_seen |= rdma != nullptr;
+    if (f->data.size() < (size_t)offset + size)
+        f->data.resize((size_t)offset + size);
+    memcpy(f->data.data() + offset, buf, size);
+    return (ssize_t)size;
+}
+
+TEST_F(CuFileTest, UserspaceFsCallbacksServeReadsAndWrites)
+{
+    CallbackFile file;
+    file.data.resize(kSize);
+    hf_test_pattern_fill(file.data.data(), kSize, 0, 5);
+    const CUfileFSOps_t ops = {CallbackFsType, nullptr, nullptr, CallbackFsRead, CallbackFsWrite};
+    CUfileDescr_t descr = {};
+    descr.type = CU_FILE_HANDLE_TYPE_USERSPACE_FS;
+    descr.handle.handle = &file;
+    descr.fs_ops = &ops;
+    ExpectStatus(cuFileHandleRegister(&fh_, &descr), CU_FILE_SUCCESS);
+    CUfileHandle_t again = nullptr;
+    ExpectStatus(cuFileHandleRegister(&again, &descr), CU_FILE_HANDLE_ALREADY_REGISTERED);
+    ASSERT_EQ(hipMalloc(&dev_, kSize), hipSuccess);
+
+    ASSERT_EQ(cuFileRead(fh_, dev_, 300001, 4097, 3), 300001);
+    std::vector<char> back(300001);
+    ASSERT_EQ(hipMemcpy(back.data(), (char *)dev_ + 3, back.size(), hipMemcpyDeviceToHost),
+              hipSuccess);
+    EXPECT_EQ(hf_test_pattern_check(back.data(), back.size(), 4097, 5), -1);
+
+    ASSERT_EQ(cuFileWrite(fh_, dev_, 300001, kSize - 7, 3), 300001);
+    ASSERT_EQ(file.data.size(), kSize - 7 + 300001);
+    EXPECT_EQ(hf_test_pattern_check(file.data.data() + kSize - 7, 300001, 4097, 5), -1);
+    EXPECT_FALSE(file.rdma_info_seen) << "hipfile offers no RDMA descriptor";
+    EXPECT_EQ(cuFileRead(fh_, dev_, 4096, 4 * kSize, 0), 0);
 }
 
 TEST_F(CuFileTest, BatchEntriesRunAndReportCuFileEvents)

@@ -934,6 +934,22 @@ TEST_F(FastpathAis, EligibilityFollowsTheKernelsRules)
     EXPECT_NE(reason.find("buffer address"), std::string::npos) << reason;
 }
 
+// What the core records for a file on a FUSE mount (tests/fuse checks that on a real mount).
+TEST_F(FastpathAis, FilesOnFuseMountsAreRefusedByName)
+{
+    Init();
+    File f = Open("ais-fuse", 1 << 20, kSeed);
+    Buffer b(1 << 20, kDevice);
+    hf_file_info file = FileInfo(f, "fuse", "");
+    hf_buf_info buf = b.Info();
+    hf_io_request req = Request(HF_IO_READ, &file, &buf, 0, 65536, 0);
+    std::string reason;
+    EXPECT_LT(Score(req, &reason), 0);
+    EXPECT_EQ(reason, "AIS: the file system is not ext4, xfs or a block device "
+                      "(fastpath.unsupported_file_systems allows others)");
+    EXPECT_EQ(g_ais->calls, 0);
+}
+
 TEST_F(FastpathAis, UnsupportedFileSystemsSettingAdmitsOthers)
 {
     fake_->config_bools["unsupported_file_systems"] = {0, true};

@@ -328,6 +328,13 @@ TEST_F(Selector, ManifestFileKindRequirementFilters)
     file_.kind = HF_FILE_BLOCK;
     EXPECT_EQ(ranking(req), Names{"scripted-b"});
     EXPECT_STREQ(verdict(req, "scripted-a").reason, "manifest does not accept block devices");
+    // The refusal names the kind, and comes before a decline: such a backend was never offered
+    // the file, so "declined at registration" would mislead.
+    file_.kind = HF_FILE_USERSPACE_FS;
+    bool declined[HF_MAX_BACKENDS] = {};
+    declined[index_of("scripted-a")] = true;
+    EXPECT_STREQ(verdict(req, "scripted-a", declined).reason,
+                 "manifest does not accept userspace-fs files");
 }
 
 TEST_F(Selector, CompatForceKeepsOnlyCompatBackends)

@@ -92,10 +92,24 @@ static void buffer_free(struct explain_buffer *b)
 
 /* ---- what the core recorded ---------------------------------------------------------------- */
 
+static const char *file_kind_words(int kind)
+{
+    switch (kind) {
+    case HF_FILE_BLOCK:
+        return "block device";
+    case HF_FILE_USERSPACE_FS:
+        return "user-space filesystem file";
+    case HF_FILE_REMOTE:
+        return "remote object";
+    default:
+        return "regular file";
+    }
+}
+
 static void emit_file_facts(struct emit *e, const struct hf_file_info *info)
 {
     emit_section(e, "file_facts", "File as registered");
-    emit_str(e, "kind", "kind", info->kind == HF_FILE_BLOCK ? "block device" : "regular file");
+    emit_str(e, "kind", "kind", file_kind_words(info->kind));
     emit_str(e, "fs", "file system", info->fs_name);
     emit_strf(e, "fs_magic", NULL, "0x%llx", (unsigned long long)info->fs_magic);
     emit_str(e, "ext4_data_mode", info->ext4_data_mode[0] ? "ext4 data mode" : NULL,
