@@ -282,23 +282,39 @@ static void file_record_facts(struct hf_file *file, const struct stat *st)
     }
 }
 
-static void file_offer_to_backends(struct hf_file *file)
+/* Returns the first failure other than a decline (-EOPNOTSUPP), or 0. */
+static int file_offer_to_backends(struct hf_file *file)
 {
+    int first_failure = 0;
     for (unsigned i = 0; i < hf_backend_count(); i++) {
         struct hf_backend *b = hf_backend_at(i);
+        /* The manifest says which kinds a backend takes; one without a descriptor would make a
+         * backend written for descriptors fail on fd -1. */
+        if (!(b->file_kinds & (1u << file->info.kind))) {
+            file->declined[i] = true;
+            continue;
+        }
         void *ctx = NULL;
         int rc = hf_call_file_register(b, &file->info, &ctx);
         if (rc == 0) {
             file->backend_ctx[i] = ctx;
         } else {
             file->declined[i] = true;
-            if (rc == -EOPNOTSUPP)
-                hf_debug("file register: fd %d: backend %s declines it", file->caller_fd, b->name);
+            char label[64];
+            if (file->info.url != NULL)
+                snprintf(label, sizeof(label), "%.60s", file->info.url);
             else
-                hf_warn("file register: fd %d: backend %s failed to accept it: %s", file->caller_fd,
-                        b->name, strerror(-rc));
+                snprintf(label, sizeof(label), "fd %d", file->caller_fd);
+            if (rc == -EOPNOTSUPP)
+                hf_debug("file register: %s: backend %s declines it", label, b->name);
+            else
+                hf_warn("file register: %s: backend %s failed to accept it: %s", label, b->name,
+                        strerror(-rc));
+            if (rc != -EOPNOTSUPP && first_failure == 0)
+                first_failure = rc;
         }
     }
+    return first_failure;
 }
 
 hipFileError_t hf_file_register(hipFileHandle_t *fh, const hipFileDescr_t *descr)
@@ -391,6 +407,59 @@ release_slot:
 free_file:
     free(file);
     return hf_status(err);
+}
+
+/*
+ * Files without a descriptor (remote objects): the caller filled @p info; the URL and options are
+ * copied behind the struct hf_file, so they live exactly as long as the registration. Unlike a
+ * descriptor, such a file is useless unless a backend takes it, so a registration that no backend
+ * accepts fails: with the first backend's failure, or -EOPNOTSUPP when every backend declined.
+ */
+int hf_file_register_info(const struct hf_file_info *info, hipFileHandle_t *fh)
+{
+    size_t url_size = info->url != NULL ? strlen(info->url) + 1 : 0;
+    size_t options_size = info->remote_options != NULL ? strlen(info->remote_options) + 1 : 0;
+    struct hf_file *file = calloc(1, sizeof(*file) + url_size + options_size);
+    if (file == NULL)
+        return -ENOMEM;
+    char *strings = (char *)(file + 1);
+    file->info = *info;
+    file->info.struct_size = sizeof(file->info);
+    if (info->url != NULL)
+        file->info.url = memcpy(strings, info->url, url_size);
+    if (info->remote_options != NULL)
+        file->info.remote_options = memcpy(strings + url_size, info->remote_options, options_size);
+    file->caller_fd = -1;
+    file->owned_fds[0] = file->owned_fds[1] = -1;
+    atomic_init(&file->refs, 1);
+
+    pthread_mutex_lock(&file_lock);
+    ssize_t slot = slot_alloc();
+    if (slot < 0) {
+        pthread_mutex_unlock(&file_lock);
+        free(file);
+        return (int)slot;
+    }
+    file_slots[slot].file = file;
+    file_slots[slot].generation++;
+    file->handle = (file_slots[slot].generation << HANDLE_SLOT_BITS) | (uint64_t)(slot + 1);
+    file_live++;
+    pthread_mutex_unlock(&file_lock);
+
+    int failure = file_offer_to_backends(file);
+    bool accepted = false;
+    for (unsigned i = 0; i < hf_backend_count(); i++)
+        accepted = accepted || !file->declined[i];
+    if (!accepted) {
+        pthread_mutex_lock(&file_lock);
+        file_slots[slot].file = NULL;
+        file_live--;
+        pthread_mutex_unlock(&file_lock);
+        free(file);
+        return failure != 0 ? failure : -EOPNOTSUPP;
+    }
+    *fh = (hipFileHandle_t)(uintptr_t)file->handle;
+    return 0;
 }
 
 void hf_file_deregister(hipFileHandle_t fh)
