@@ -10,6 +10,9 @@
 #   HIPFILE_SKIP_APT=1 never call apt-get, even as root with packages missing
 #   HIPFILE_PYTHON     the Python that installs and runs the Python package (default: the
 #                      system's /usr/bin/python3, which the packages below equip, else python3)
+#   HIPFILE_TEST_SERVERS_DIR  where the npm test servers are installed (default:
+#                      <build dir>/test-servers, where the build's tests look by default)
+#   HIPFILE_TEST_SERVERS=1  install them outside CI too (CI=true always does)
 
 HF_SOURCE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 HF_BUILD_DIR=${HIPFILE_BUILD_DIR:-$HF_SOURCE_DIR/build}
@@ -26,10 +29,20 @@ fi
 # and the documentation's code blocks; python3-sphinx builds the documentation, and doxygen and
 # python3-breathe its C API reference from include/hipfile.h; clang-14 and libclang-rt-14-dev
 # (which carries libFuzzer) build the fuzz targets (scripts/test-fuzz); python3-pip installs the
-# Python package (python/), and python3-numpy and python3-pytest run its tests.
+# Python package (python/), and python3-numpy and python3-pytest run its tests. libssl-dev
+# (OpenSSL's libcrypto: SHA-256 and HMAC) signs S3 requests, libcurl4-openssl-dev carries the
+# remote backend's HTTP(S) transfers, nodejs runs the S3-compatible test server (npm below), and
+# nginx-light is the HTTP server the remote backend's range-read tests start on loopback.
 HF_PACKAGES=(cmake ninja-build gcc g++ pkg-config libconfig-dev libxml2-dev libgtest-dev
     libamdhip64-dev liburing-dev python3 python3-sphinx doxygen python3-breathe clang-14
-    libclang-rt-14-dev python3-pip python3-numpy python3-pytest)
+    libclang-rt-14-dev python3-pip python3-numpy python3-pytest libssl-dev libcurl4-openssl-dev
+    nodejs nginx-light)
+
+# The servers the remote backend's tests run against, from the npm registry at fixed versions:
+# s3rver (an S3-compatible server) and the AWS SDK's SigV4 signer, with which
+# tests/remote/servers/s3rver-launch.js checks the signatures s3rver itself does not verify.
+HF_TEST_SERVERS_DIR=${HIPFILE_TEST_SERVERS_DIR:-$HF_BUILD_DIR/test-servers}
+HF_NPM_PACKAGES=(s3rver@3.7.1 @smithy/signature-v4@5.7.5 @smithy/hash-node@4.5.2)
 
 hf_say() {
     printf '==> %s\n' "$*"
@@ -70,6 +83,37 @@ hf_install_packages() {
     apt-get update </dev/null || hf_die "apt-get update failed"
     apt-get install -y --no-install-recommends "${missing[@]}" </dev/null ||
         hf_die "apt-get install ${missing[*]} failed"
+}
+
+# Install the npm test servers into HF_TEST_SERVERS_DIR, under CI=true or HIPFILE_TEST_SERVERS=1
+# only, since it needs the npm registry; elsewhere the tests that need them are skipped and say
+# how to install them. npm comes with Debian's nodejs as the separate npm package.
+hf_install_test_servers() {
+    if [[ ${CI:-} != true && ${HIPFILE_TEST_SERVERS:-0} != 1 ]]; then
+        hf_say "test servers: not installed (CI=true or HIPFILE_TEST_SERVERS=1 installs ${HF_NPM_PACKAGES[*]} into $HF_TEST_SERVERS_DIR)"
+        return 0
+    fi
+    local stamp=$HF_TEST_SERVERS_DIR/installed
+    if [[ -f $stamp && $(<"$stamp") == "${HF_NPM_PACKAGES[*]}" ]]; then
+        hf_say "test servers: ${HF_NPM_PACKAGES[*]} already in $HF_TEST_SERVERS_DIR"
+        return 0
+    fi
+    if ! command -v npm >/dev/null 2>&1; then
+        if ((EUID == 0)) && [[ ${HIPFILE_SKIP_APT:-0} != 1 ]]; then
+            hf_say "test servers: installing npm"
+            export DEBIAN_FRONTEND=noninteractive
+            apt-get update </dev/null || hf_die "apt-get update failed"
+            apt-get install -y --no-install-recommends npm </dev/null || hf_die "apt-get install npm failed"
+        else
+            hf_die "test servers: npm not found (Debian: apt-get install npm)"
+        fi
+    fi
+    hf_say "test servers: npm install ${HF_NPM_PACKAGES[*]} into $HF_TEST_SERVERS_DIR"
+    mkdir -p "$HF_TEST_SERVERS_DIR"
+    rm -f "$stamp"
+    npm install --prefix "$HF_TEST_SERVERS_DIR" --no-audit --no-fund --omit=dev --no-save \
+        "${HF_NPM_PACKAGES[@]}" </dev/null || hf_die "npm install of the test servers failed"
+    printf '%s\n' "${HF_NPM_PACKAGES[*]}" >"$stamp"
 }
 
 # Configure (first time only) and build everything into HF_BUILD_DIR.
