@@ -8,11 +8,14 @@
 
 #include <curl/curl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "common/staging_pool.h"
 #include "hipfile/backend.h"
+#include "s3_credentials.h"
+#include "s3_url.h"
 
 /** Keys of the remote config group, in the order of hf_remote_setting_decls. */
 enum remote_setting {
@@ -25,6 +28,8 @@ enum remote_setting {
     REMOTE_SET_REQUEST_TIMEOUT,
     REMOTE_SET_TLS_VERIFY,
     REMOTE_SET_BOUNCE_HOST_ACCESSIBLE,
+    REMOTE_SET_MULTIPART_THRESHOLD,
+    REMOTE_SET_PART_SIZE,
     REMOTE_SETTING_COUNT,
 };
 
@@ -33,26 +38,29 @@ extern const struct hf_setting_decl hf_remote_setting_decls[REMOTE_SETTING_COUNT
 
 /** The settings one object uses: the config group's, overridden by its open options. */
 struct remote_settings {
-    uint64_t piece_size;         /**< bytes per ranged GET */
-    unsigned connections;        /**< ranged GETs in flight for one read */
-    unsigned retries;            /**< attempts after the first for a retryable failure */
-    unsigned backoff_base_ms;    /**< wait before the first retry; doubles each time */
-    long connect_timeout_ms;     /**< TCP/TLS connect limit */
-    long stall_timeout_s;        /**< a transfer with no byte for this long fails */
-    long request_timeout_ms;     /**< whole-request limit, 0 = none */
-    bool tls_verify;             /**< verify the server's certificate and name */
-    bool bounce_host_accessible; /**< stage device memory even when the CPU can address it */
+    uint64_t piece_size;          /**< bytes per ranged GET */
+    unsigned connections;         /**< ranged GETs in flight for one read */
+    unsigned retries;             /**< attempts after the first for a retryable failure */
+    unsigned backoff_base_ms;     /**< wait before the first retry; doubles each time */
+    long connect_timeout_ms;      /**< TCP/TLS connect limit */
+    long stall_timeout_s;         /**< a transfer with no byte for this long fails */
+    long request_timeout_ms;      /**< whole-request limit, 0 = none */
+    bool tls_verify;              /**< verify the server's certificate and name */
+    bool bounce_host_accessible;  /**< stage device memory even when the CPU can address it */
+    uint64_t multipart_threshold; /**< larger writes are multipart uploads */
+    uint64_t part_size;           /**< bytes per part of a multipart upload */
 };
 
 /** Fill @p s from the config group. */
 void remote_settings_read(const struct hf_host_api *host, struct remote_settings *s);
 
 /**
- * Apply @p options ("key=value;key=value", NULL or empty for none) over @p s; every key must be a
- * declared setting and every value valid for it. Returns 0 or -EINVAL (logged).
+ * Apply @p options ("key=value;key=value", NULL or empty for none) over @p s; every value must be
+ * valid for its key. Pairs whose key is not a remote setting go to @p rest (';'-separated, for the
+ * S3 settings) when it is not NULL, and are refused otherwise. Returns 0 or -EINVAL (logged).
  */
 int remote_settings_apply_options(const struct hf_host_api *host, const char *options,
-                                  struct remote_settings *s);
+                                  struct remote_settings *s, char *rest, size_t rest_size);
 
 /**
  * A set of connections one request uses at a time: a curl multi handle, whose connection cache
@@ -93,7 +101,12 @@ struct remote {
 
 /** A registered object: what the open learnt, pinned for every later request. */
 struct remote_object {
-    char *url;                  /**< the URL requests go to */
+    char *url;                  /**< the URL requests go to (s3:// resolved to http(s)://) */
+    bool s3;                    /**< requests are signed for S3 */
+    struct s3_settings s3_set;  /**< region, endpoint, addressing (S3 only) */
+    struct s3_credentials cred; /**< the signing keys (S3 only) */
+    struct s3_location loc;     /**< bucket and key (S3 only) */
+    atomic_bool written;        /**< a write handle's one write has started */
     struct remote_settings set; /**< this object's settings */
     uint64_t size;              /**< Content-Length at open */
     char etag[256];             /**< ETag at open, "" when the server gives none */
@@ -107,11 +120,33 @@ struct remote_answer {
     char content_range[128]; /**< Content-Range header, "" when absent */
     char request_id[128];    /**< x-amz-request-id or x-request-id, "" when absent */
     int64_t content_length;  /**< Content-Length header, -1 when absent */
+    char error_body[2048];   /**< start of the body of a failed answer (S3's <Error>) */
+    size_t error_body_len;   /**< bytes in error_body */
 };
 
-/** Set the options every request of @p obj shares (URL, timeouts, TLS, header capture). */
-void remote_http_prepare(CURL *easy, const struct remote_object *obj, struct remote_answer *ans,
-                         struct curl_slist **headers_p);
+/**
+ * Set the options every request of @p obj shares (URL, timeouts, TLS, header capture, If-Match,
+ * the S3 signature for @p method with an empty body). The caller frees *headers_p after the
+ * request. Returns 0 or -errno (a signature that cannot be made, logged).
+ */
+int remote_http_prepare(const struct hf_host_api *host, CURL *easy, const struct remote_object *obj,
+                        const char *method, struct remote_answer *ans,
+                        struct curl_slist **headers_p);
+
+/**
+ * remote_http_prepare for a request to @p url (obj->url when NULL) whose body has the SHA-256
+ * @p payload_sha256 (lowercase hex; NULL for an empty body), without If-Match.
+ */
+int remote_http_prepare_to(const struct hf_host_api *host, CURL *easy,
+                           const struct remote_object *obj, const char *method, const char *url,
+                           const char *payload_sha256, struct remote_answer *ans,
+                           struct curl_slist **headers_p);
+
+/** Sleep @p ms milliseconds (a retry's backoff). */
+void remote_sleep_ms(unsigned ms);
+
+/** Keep up to sizeof(ans->error_body) bytes of a failed answer's body, for the log line. */
+void remote_http_keep_error_body(struct remote_answer *ans, const char *data, size_t n);
 
 /** Whether a failed exchange may succeed when tried again (5xx, throttling, broken connection). */
 bool remote_http_retryable(const struct remote_answer *ans);
@@ -134,6 +169,19 @@ unsigned remote_backoff_ms(const struct remote_settings *s, unsigned attempt);
 /** Open @p obj for reading: HEAD with retries; learns size and ETag. Returns 0 or -errno (logged).
  */
 int remote_http_head(struct remote *rb, struct remote_object *obj);
+
+/**
+ * Get @p obj ready for its one write: the bucket must exist and take our credentials (HEAD on
+ * the bucket). Returns 0 or -errno (logged).
+ */
+int remote_write_open(struct remote *rb, struct remote_object *obj);
+
+/**
+ * Write @p req to the object in req->file_ctx: the whole object at offset 0, as one PUT up to the
+ * multipart threshold and as a multipart upload above it (aborted on failure). Bytes written or
+ * -errno (logged).
+ */
+ssize_t remote_write(struct remote *rb, const struct hf_io_request *req);
 
 /** Read @p req from the object in req->file_ctx. Bytes read (short only at its end) or -errno. */
 ssize_t remote_read(struct remote *rb, const struct hf_io_request *req);

@@ -12,6 +12,8 @@
 #include <time.h>
 
 #include "remote.h"
+#include "s3_sigv4.h"
+#include "s3_status.h"
 
 static void header_copy(char *dst, size_t dst_size, const char *value, size_t len)
 {
@@ -59,12 +61,66 @@ static size_t header_line(char *line, size_t size, size_t nitems, void *userdata
     return len;
 }
 
-void remote_http_prepare(CURL *easy, const struct remote_object *obj, struct remote_answer *ans,
-                         struct curl_slist **headers_p)
+/* SigV4 over the request as sent: method, URL, the body's hash; Range and If-Match stay unsigned.
+ */
+static int s3_sign_request(const struct hf_host_api *host, const struct remote_object *obj,
+                           const char *method, const char *url, const char *payload_sha256,
+                           struct curl_slist **headers_p)
+{
+    char empty_sha256[65];
+    s3_sha256_hex("", 0, empty_sha256);
+    struct s3_sign_input in = {
+        .method = method,
+        .url = url,
+        .headers = NULL,
+        .payload_sha256 = payload_sha256 != NULL ? payload_sha256 : empty_sha256,
+        .region = obj->s3_set.region,
+        .service = "s3",
+        .now = time(NULL),
+    };
+    struct s3_signed_headers signed_headers;
+    int rc = s3_sign(&in, &obj->cred, &signed_headers);
+    if (rc != 0) {
+        host->log(host, HF_LOG_ERROR, "%s %s: cannot sign the request: %s", method, url,
+                  strerror(-rc));
+        return rc;
+    }
+    for (unsigned i = 0; i < signed_headers.count; i++) {
+        struct curl_slist *grown = curl_slist_append(*headers_p, signed_headers.lines[i]);
+        if (grown == NULL)
+            return -ENOMEM;
+        *headers_p = grown;
+    }
+    return 0;
+}
+
+static int http_prepare(const struct hf_host_api *host, CURL *easy, const struct remote_object *obj,
+                        const char *method, const char *url, const char *payload_sha256,
+                        bool if_match, struct remote_answer *ans, struct curl_slist **headers_p);
+
+int remote_http_prepare(const struct hf_host_api *host, CURL *easy, const struct remote_object *obj,
+                        const char *method, struct remote_answer *ans,
+                        struct curl_slist **headers_p)
+{
+    return http_prepare(host, easy, obj, method, obj->url, NULL, true, ans, headers_p);
+}
+
+int remote_http_prepare_to(const struct hf_host_api *host, CURL *easy,
+                           const struct remote_object *obj, const char *method, const char *url,
+                           const char *payload_sha256, struct remote_answer *ans,
+                           struct curl_slist **headers_p)
+{
+    return http_prepare(host, easy, obj, method, url != NULL ? url : obj->url, payload_sha256,
+                        false, ans, headers_p);
+}
+
+static int http_prepare(const struct hf_host_api *host, CURL *easy, const struct remote_object *obj,
+                        const char *method, const char *url, const char *payload_sha256,
+                        bool if_match, struct remote_answer *ans, struct curl_slist **headers_p)
 {
     memset(ans, 0, sizeof(*ans));
     ans->content_length = -1;
-    curl_easy_setopt(easy, CURLOPT_URL, obj->url);
+    curl_easy_setopt(easy, CURLOPT_URL, url);
     /* Signals would hit the application's threads; timeouts are checked by curl itself. */
     curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, obj->set.connect_timeout_ms);
@@ -76,14 +132,32 @@ void remote_http_prepare(CURL *easy, const struct remote_object *obj, struct rem
     curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, header_line);
     curl_easy_setopt(easy, CURLOPT_HEADERDATA, ans);
     curl_easy_setopt(easy, CURLOPT_TCP_NODELAY, 1L);
-    /* Pin the object: a server that honours If-Match answers 412 once the object changed. */
     *headers_p = NULL;
-    if (obj->etag[0] != '\0') {
+    /* Pin the object: a server that honours If-Match answers 412 once the object changed. */
+    if (if_match && obj->etag[0] != '\0') {
         char line[300];
         snprintf(line, sizeof(line), "If-Match: %s", obj->etag);
         *headers_p = curl_slist_append(NULL, line);
-        curl_easy_setopt(easy, CURLOPT_HTTPHEADER, *headers_p);
+        if (*headers_p == NULL)
+            return -ENOMEM;
     }
+    if (obj->s3) {
+        int rc = s3_sign_request(host, obj, method, url, payload_sha256, headers_p);
+        if (rc != 0)
+            return rc;
+    }
+    curl_easy_setopt(easy, CURLOPT_HTTPHEADER, *headers_p);
+    return 0;
+}
+
+void remote_http_keep_error_body(struct remote_answer *ans, const char *data, size_t n)
+{
+    size_t room = sizeof(ans->error_body) - 1 - ans->error_body_len;
+    if (n > room)
+        n = room;
+    memcpy(ans->error_body + ans->error_body_len, data, n);
+    ans->error_body_len += n;
+    ans->error_body[ans->error_body_len] = '\0';
 }
 
 bool remote_http_retryable(const struct remote_answer *ans)
@@ -146,8 +220,16 @@ int remote_http_errno(const struct remote_answer *ans, long want_status)
 
 void remote_http_describe(const struct remote_answer *ans, char *text, size_t text_size)
 {
-    if (ans->curl_rc != CURLE_OK)
+    if (ans->curl_rc != CURLE_OK) {
         snprintf(text, text_size, "%s (HTTP %ld)", curl_easy_strerror(ans->curl_rc), ans->status);
+        return;
+    }
+    /* S3 and its kin explain a failure in an <Error> body: its code says more than the status. */
+    struct s3_failure f;
+    s3_failure_read(ans->status, ans->error_body, ans->error_body_len,
+                    ans->request_id[0] != '\0' ? ans->request_id : NULL, &f);
+    if (f.code[0] != '\0')
+        snprintf(text, text_size, "HTTP %ld %s (%s)", ans->status, f.code, f.message);
     else
         snprintf(text, text_size, "HTTP %ld", ans->status);
 }
@@ -162,7 +244,7 @@ unsigned remote_backoff_ms(const struct remote_settings *s, unsigned attempt)
     return ms > 60000 ? 60000 : (unsigned)ms;
 }
 
-static void sleep_ms(unsigned ms)
+void remote_sleep_ms(unsigned ms)
 {
     struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
@@ -175,14 +257,18 @@ const char *remote_request_id(const struct remote_answer *ans)
 }
 
 /* Learn the object's size and ETag (obj->etag is still empty: no If-Match). */
-static int head_once(struct remote_session *session, struct remote_object *obj,
-                     struct remote_answer *ans)
+static int head_once(const struct hf_host_api *host, struct remote_session *session,
+                     struct remote_object *obj, struct remote_answer *ans)
 {
     CURL *easy = remote_session_easy(session, 0);
     if (easy == NULL)
         return -ENOMEM;
     struct curl_slist *headers = NULL;
-    remote_http_prepare(easy, obj, ans, &headers);
+    int rc = remote_http_prepare(host, easy, obj, "HEAD", ans, &headers);
+    if (rc != 0) {
+        curl_slist_free_all(headers);
+        return rc;
+    }
     curl_easy_setopt(easy, CURLOPT_NOBODY, 1L);
     ans->curl_rc = remote_session_perform(session, easy);
     curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &ans->status);
@@ -200,14 +286,14 @@ int remote_http_head(struct remote *rb, struct remote_object *obj)
     char why[160];
     int rc;
     for (unsigned attempt = 0;; attempt++) {
-        rc = head_once(session, obj, &ans);
+        rc = head_once(host, session, obj, &ans);
         if (rc == 0 || !remote_http_retryable(&ans) || attempt >= obj->set.retries)
             break;
         unsigned wait_ms = remote_backoff_ms(&obj->set, attempt + 1);
         remote_http_describe(&ans, why, sizeof(why));
         host->log(host, HF_LOG_WARN, "HEAD %s: %s (request id %s); retry %u of %u in %u ms",
                   obj->url, why, remote_request_id(&ans), attempt + 1, obj->set.retries, wait_ms);
-        sleep_ms(wait_ms);
+        remote_sleep_ms(wait_ms);
     }
     remote_pool_give(rb->pool, session);
     if (rc != 0) {

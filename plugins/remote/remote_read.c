@@ -61,6 +61,13 @@ static size_t lane_receive(char *data, size_t size, size_t nmemb, void *userdata
 {
     struct lane *lane = userdata;
     size_t n = size * nmemb;
+    long status = 0;
+    curl_easy_getinfo(lane->easy, CURLINFO_RESPONSE_CODE, &status);
+    /* A failed answer's body is the server's explanation, not object bytes. */
+    if (status != 200 && status != 206) {
+        remote_http_keep_error_body(&lane->ans, data, n);
+        return n;
+    }
     if (n > lane->length - lane->received) {
         lane->overflow = true;
         return 0; /* curl stops the transfer with CURLE_WRITE_ERROR */
@@ -93,7 +100,11 @@ static int lane_launch(struct lane *lane)
     struct read_job *job = lane->job;
     curl_easy_reset(lane->easy);
     curl_slist_free_all(lane->headers);
-    remote_http_prepare(lane->easy, job->obj, &lane->ans, &lane->headers);
+    lane->headers = NULL;
+    int rc =
+        remote_http_prepare(job->rb->host, lane->easy, job->obj, "GET", &lane->ans, &lane->headers);
+    if (rc != 0)
+        return rc;
     char range[64];
     snprintf(range, sizeof(range), "%" PRIu64 "-%" PRIu64, lane->offset,
              lane->offset + lane->length - 1);

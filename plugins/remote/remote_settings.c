@@ -26,6 +26,16 @@
 #define RETRIES_DEFAULT 4
 #define BACKOFF_MS_DEFAULT 100
 
+/*
+ * S3 takes parts of 5 MiB to 5 GiB (the last may be smaller). 16 MiB parts above a 32 MiB
+ * threshold: large enough that a part's request costs little next to its transfer, small enough
+ * that a checkpoint of a few hundred MiB still uploads on several connections at once.
+ */
+#define PART_KIB_MIN (5 * 1024)
+#define PART_KIB_MAX (5 * 1024 * 1024)
+#define PART_KIB_DEFAULT (16 * 1024)
+#define MULTIPART_THRESHOLD_KIB_DEFAULT (32 * 1024)
+
 const struct hf_setting_decl hf_remote_setting_decls[REMOTE_SETTING_COUNT] = {
     [REMOTE_SET_PIECE_SIZE] = {HFP_INT_SETTING("piece_size_kb", PIECE_KIB_DEFAULT, 4, PIECE_KIB_MAX,
                                                "KiB", "bytes per ranged GET of a read"),
@@ -50,6 +60,12 @@ const struct hf_setting_decl hf_remote_setting_decls[REMOTE_SETTING_COUNT] = {
                                                 "verify the server's TLS certificate and name")},
     [REMOTE_SET_BOUNCE_HOST_ACCESSIBLE] = {HFP_BOOL_SETTING(
         "bounce_host_accessible", false, "stage device memory even when the CPU can address it")},
+    [REMOTE_SET_MULTIPART_THRESHOLD] = {HFP_INT_SETTING(
+        "multipart_threshold_kb", MULTIPART_THRESHOLD_KIB_DEFAULT, 0, PART_KIB_MAX, "KiB",
+        "larger S3 writes are multipart uploads")},
+    [REMOTE_SET_PART_SIZE] = {HFP_INT_SETTING("part_size_kb", PART_KIB_DEFAULT, PART_KIB_MIN,
+                                              PART_KIB_MAX, "KiB",
+                                              "bytes per part of an S3 multipart upload")},
 };
 
 static void settings_set(struct remote_settings *s, enum remote_setting key, int64_t v)
@@ -81,6 +97,12 @@ static void settings_set(struct remote_settings *s, enum remote_setting key, int
         break;
     case REMOTE_SET_BOUNCE_HOST_ACCESSIBLE:
         s->bounce_host_accessible = v != 0;
+        break;
+    case REMOTE_SET_MULTIPART_THRESHOLD:
+        s->multipart_threshold = (uint64_t)v * 1024;
+        break;
+    case REMOTE_SET_PART_SIZE:
+        s->part_size = (uint64_t)v * 1024;
         break;
     case REMOTE_SETTING_COUNT:
         break;
@@ -132,7 +154,7 @@ static int option_value(const struct hf_setting_decl *d, const char *text, int64
 }
 
 static int option_apply(const struct hf_host_api *host, const char *pair, size_t len,
-                        struct remote_settings *s)
+                        struct remote_settings *s, char *rest, size_t rest_size)
 {
     char text[256];
     if (len >= sizeof(text)) {
@@ -164,20 +186,32 @@ static int option_apply(const struct hf_host_api *host, const char *pair, size_t
         settings_set(s, (enum remote_setting)k, v);
         return 0;
     }
-    host->log(host, HF_LOG_ERROR, "open option \"%s\" is not a remote setting", text);
-    return -EINVAL;
+    if (rest == NULL) {
+        host->log(host, HF_LOG_ERROR, "open option \"%s\" is not a remote setting", text);
+        return -EINVAL;
+    }
+    *eq = '=';
+    size_t used = strlen(rest);
+    if (used + len + 2 > rest_size) {
+        host->log(host, HF_LOG_ERROR, "open options are too long");
+        return -EINVAL;
+    }
+    snprintf(rest + used, rest_size - used, "%s%s", used > 0 ? ";" : "", text);
+    return 0;
 }
 
 int remote_settings_apply_options(const struct hf_host_api *host, const char *options,
-                                  struct remote_settings *s)
+                                  struct remote_settings *s, char *rest, size_t rest_size)
 {
+    if (rest != NULL && rest_size > 0)
+        rest[0] = '\0';
     if (options == NULL)
         return 0;
     const char *p = options;
     while (*p != '\0') {
         size_t len = strcspn(p, ";");
         if (len > 0) {
-            int rc = option_apply(host, p, len, s);
+            int rc = option_apply(host, p, len, s, rest, rest_size);
             if (rc != 0)
                 return rc;
         }

@@ -16,3 +16,7 @@ hf_add_gtest(NAME test_remote_http SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_remo
   LABELS remote ENV HF_TEST_NGINX_DIR=${_hf_nginx_dir} FIXTURES remote_nginx)
 hf_add_gtest(NAME test_remote_faults SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_remote_faults.cc
   LABELS remote)
+
+# s3:// objects through hipfileRemoteOpen, against the s3rver of s3_server.cmake.
+hf_add_gtest(NAME test_remote_s3_objects SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_remote_s3.cc
+  LABELS remote ENV HIPFILE_TEST_S3RVER_DIR=${CMAKE_CURRENT_BINARY_DIR}/s3rver FIXTURES s3rver)
