@@ -20,3 +20,10 @@ hf_add_gtest(NAME test_remote_faults SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_re
 # s3:// objects through hipfileRemoteOpen, against the s3rver of s3_server.cmake.
 hf_add_gtest(NAME test_remote_s3_objects SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_remote_s3.cc
   LABELS remote ENV HIPFILE_TEST_S3RVER_DIR=${CMAKE_CURRENT_BINARY_DIR}/s3rver FIXTURES s3rver)
+
+# cuFileRemoteOpen, the cuFile layer's URL extension, against the same nginx.
+if(TARGET hipfile-cufile)
+  hf_add_gtest(NAME test_remote_cufile SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_remote_cufile.cc
+    LIBS hipfile-cufile LABELS remote ENV HF_TEST_NGINX_DIR=${_hf_nginx_dir} FIXTURES remote_nginx)
+  target_compile_definitions(test_remote_cufile PRIVATE HIPFILE_CUFILE_NO_CUDA_H)
+endif()

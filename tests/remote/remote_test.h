@@ -13,11 +13,25 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <vector>
 
 #include "hf_harness.h"
+
+/* The nginx of the ctest fixture remote_nginx (HF_TEST_NGINX_DIR): false when none runs. */
+inline bool NginxFixture(std::string *root_p, std::string *base_p)
+{
+    const char *dir = getenv("HF_TEST_NGINX_DIR");
+    std::ifstream port_file(std::string(dir != nullptr ? dir : "") + "/port");
+    int port = 0;
+    if (dir == nullptr || !(port_file >> port))
+        return false;
+    *root_p = std::string(dir) + "/www";
+    *base_p = "http://127.0.0.1:" + std::to_string(port);
+    return true;
+}
 
 class RemoteTest : public ::testing::Test
 {

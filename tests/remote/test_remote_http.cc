@@ -23,13 +23,8 @@ class RemoteHttp : public RemoteTest
     void SetUp() override
     {
         RemoteTest::SetUp();
-        const char *dir = getenv("HF_TEST_NGINX_DIR");
-        std::ifstream port_file(std::string(dir != nullptr ? dir : "") + "/port");
-        int port = 0;
-        if (dir == nullptr || !(port_file >> port))
+        if (!NginxFixture(&root_, &base_))
             GTEST_SKIP() << "no nginx fixture (nginx not installed: Debian nginx-light)";
-        root_ = std::string(dir) + "/www";
-        base_ = "http://127.0.0.1:" + std::to_string(port);
         const ::testing::TestInfo *info = ::testing::UnitTest::GetInstance()->current_test_info();
         name_ = std::string(info->name()) + ".bin";
     }
