@@ -75,8 +75,12 @@ bool hf_io_prepare(struct hf_io_call *call, int op, hipFileHandle_t fh, void *bu
     }
     int accmode = file->info.status_flags & O_ACCMODE;
     if ((op == HF_IO_READ && accmode == O_WRONLY) || (op == HF_IO_WRITE && accmode == O_RDONLY)) {
-        hf_error("%s: fd %d was opened %s", what, file->caller_fd,
-                 accmode == O_WRONLY ? "write-only" : "read-only");
+        if (file->info.url != NULL)
+            hf_error("%s: %s was opened for %s", what, file->info.url,
+                     accmode == O_WRONLY ? "writing only" : "reading only");
+        else
+            hf_error("%s: fd %d was opened %s", what, file->caller_fd,
+                     accmode == O_WRONLY ? "write-only" : "read-only");
         result = sys_error(EBADF);
         goto release_file;
     }

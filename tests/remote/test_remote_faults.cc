@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
+#include <vector>
 
 extern char **environ;
 
@@ -34,11 +35,15 @@ class RemoteFaults : public RemoteTest
         ASSERT_EQ(system(("rm -rf '" + dir_ + "' && mkdir -p '" + root_ + "'").c_str()), 0);
         std::string script = std::string(HF_TEST_SOURCE_DIR) + "/remote/servers/fault_server.py";
         std::string port_file = dir_ + "/port";
-        const char *argv[] = {"python3",     script.c_str(),    "--root", root_.c_str(),
-                              "--port-file", port_file.c_str(), nullptr};
-        ASSERT_EQ(
-            posix_spawnp(&server_, "python3", nullptr, nullptr, const_cast<char **>(argv), environ),
-            0)
+        std::vector<std::string> args = {"python3", script,        "--root",
+                                         root_,     "--port-file", port_file};
+        for (const std::string &extra : ServerArgs())
+            args.push_back(extra);
+        std::vector<char *> argv;
+        for (std::string &arg : args)
+            argv.push_back(&arg[0]);
+        argv.push_back(nullptr);
+        ASSERT_EQ(posix_spawnp(&server_, "python3", nullptr, nullptr, argv.data(), environ), 0)
             << "python3 not found";
         int port = 0;
         for (int i = 0; i < 100 && port == 0; i++) {
@@ -57,6 +62,11 @@ class RemoteFaults : public RemoteTest
             kill(server_, SIGTERM);
             waitpid(server_, nullptr, 0);
         }
+    }
+    /* Arguments the server gets besides its root and port file. */
+    virtual std::vector<std::string> ServerArgs() const
+    {
+        return {};
     }
     static constexpr uint64_t kSize = 256 * 1024 + 7;
     std::string dir_;
@@ -182,6 +192,37 @@ TEST_F(RemoteFaults, FailingOpenIsRetriedThenFails)
               hipFileDriverError);
     /* Two waits of at least 50 and 100 ms. */
     EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(150));
+}
+
+/* A store whose second part of every multipart upload fails: the upload must be aborted. */
+class RemoteFaultsMultipart : public RemoteFaults
+{
+  protected:
+    std::vector<std::string> ServerArgs() const override
+    {
+        return {"--fail-part", "2"};
+    }
+};
+
+TEST_F(RemoteFaultsMultipart, FailedPartAbortsTheUploadAndLeavesNoObject)
+{
+    setenv("AWS_ACCESS_KEY_ID", "test", 1);
+    setenv("AWS_SECRET_ACCESS_KEY", "test", 1);
+    ASSERT_EQ(mkdir((root_ + "/bkt").c_str(), 0755), 0);
+    const std::string options = "endpoint=" + base_ +
+                                ";region=us-east-1;multipart_threshold_kb=5120;"
+                                "part_size_kb=5120;retries=1;backoff_base_ms=1";
+    hipFileHandle_t fh = nullptr;
+    ASSERT_EQ(Open("s3://bkt/obj.bin", options.c_str(), &fh, HIPFILE_REMOTE_WRITE).err,
+              hipFileSuccess);
+    const size_t size = 11 * 1024 * 1024;
+    void *dev = DeviceBuffer(size);
+    errno = 0;
+    EXPECT_EQ(hipFileWrite(fh, dev, size, 0, 0), -1);
+    EXPECT_EQ(errno, EIO);
+    struct stat st;
+    EXPECT_NE(stat((root_ + "/bkt/obj.bin").c_str(), &st), 0) << "a failed upload left an object";
+    EXPECT_EQ(stat((root_ + "/aborted-up1").c_str(), &st), 0) << "the upload was not aborted";
 }
 
 } // namespace

@@ -15,6 +15,12 @@ number of failures followed by success:
   no_length=1         HEAD answers without Content-Length
   fail_head=CODE      HEAD answers CODE (403 stands for wrong credentials)
   etag_changes=1      GETs carry a different ETag than HEAD gave
+
+It also takes just enough of S3's multipart upload for the write tests (path-style, signatures
+not checked): POST ?uploads starts one, PUT ?partNumber=N&uploadId=ID stores a part (part
+number --fail-part always answers 500), POST ?uploadId=ID completes it into the object, DELETE
+?uploadId=ID aborts it and leaves a file "aborted-ID" in the root, and a PUT without a query
+stores the object. HEAD on a bucket ("/bucket/") answers 200.
 """
 import argparse
 import hashlib
@@ -133,13 +139,87 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
 
+class S3Handler(Handler):
+    """The multipart subset of S3 described above, on top of the fault-injecting handler."""
+
+    fail_part = 0
+    uploads = {}
+
+    def _body(self):
+        return self.rfile.read(int(self.headers.get("Content-Length", "0")))
+
+    def _xml(self, code, text):
+        body = text.encode()
+        self.send_response(code)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("x-amz-request-id", "fault-%d" % count("request-id"))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_HEAD(self):
+        if urlsplit(self.path).path.endswith("/"):
+            self._plain(200, "")
+            return
+        Handler.do_HEAD(self)
+
+    def do_POST(self):
+        self._body()
+        path, _, query = self._object()
+        if "uploads" in parse_qs(urlsplit(self.path).query, keep_blank_values=True):
+            upload = "up%d" % count("uploads")
+            self.uploads[upload] = (path, {})
+            self._xml(200, "<InitiateMultipartUploadResult><UploadId>%s</UploadId>"
+                           "</InitiateMultipartUploadResult>" % upload)
+            return
+        upload = query.get("uploadId")
+        if upload not in self.uploads:
+            self._plain(404, "no such upload\n")
+            return
+        target, parts = self.uploads.pop(upload)
+        with open(target, "wb") as f:
+            for number in sorted(parts):
+                f.write(parts[number])
+        self._xml(200, "<CompleteMultipartUploadResult><ETag>\"x\"</ETag>"
+                       "</CompleteMultipartUploadResult>")
+
+    def do_PUT(self):
+        body = self._body()
+        path, _, query = self._object()
+        if "uploadId" not in query:
+            with open(path, "wb") as f:
+                f.write(body)
+            self._plain(200, "")
+            return
+        number = int(query.get("partNumber", "0"))
+        if number == self.fail_part or query["uploadId"] not in self.uploads:
+            self._plain(500, "injected part failure\n")
+            return
+        self.uploads[query["uploadId"]][1][number] = body
+        self.send_response(200)
+        self.send_header("ETag", '"part-%d"' % number)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def do_DELETE(self):
+        _, _, query = self._object()
+        upload = query.get("uploadId", "")
+        if self.uploads.pop(upload, None) is None:
+            self._plain(404, "no such upload\n")
+            return
+        open(os.path.join(self.root, "aborted-" + upload), "w").close()
+        self.send_response(204)
+        self.end_headers()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", required=True)
     parser.add_argument("--port-file", required=True)
+    parser.add_argument("--fail-part", type=int, default=0)
     args = parser.parse_args()
     Handler.root = args.root
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    S3Handler.fail_part = args.fail_part
+    server = ThreadingHTTPServer(("127.0.0.1", 0), S3Handler)
     server.daemon_threads = True
     tmp = args.port_file + ".tmp"
     with open(tmp, "w") as f:
