@@ -38,12 +38,6 @@ HF_PACKAGES=(cmake ninja-build gcc g++ pkg-config libconfig-dev libxml2-dev libg
     libclang-rt-14-dev python3-pip python3-numpy python3-pytest libssl-dev libcurl4-openssl-dev
     nodejs nginx-light)
 
-# The servers the remote backend's tests run against, from the npm registry at fixed versions:
-# s3rver (an S3-compatible server) and the AWS SDK's SigV4 signer, with which
-# tests/remote/servers/s3rver-launch.js checks the signatures s3rver itself does not verify.
-HF_TEST_SERVERS_DIR=${HIPFILE_TEST_SERVERS_DIR:-$HF_BUILD_DIR/test-servers}
-HF_NPM_PACKAGES=(s3rver@3.7.1 @smithy/signature-v4@5.7.5 @smithy/hash-node@4.5.2)
-
 hf_say() {
     printf '==> %s\n' "$*"
 }
@@ -84,6 +78,12 @@ hf_install_packages() {
     apt-get install -y --no-install-recommends "${missing[@]}" </dev/null ||
         hf_die "apt-get install ${missing[*]} failed"
 }
+
+# The servers the remote backend's tests run against, from the npm registry at fixed versions:
+# s3rver (an S3-compatible server) and the AWS SDK's SigV4 signer, with which
+# tests/remote/servers/s3rver-launch.js checks the signatures s3rver itself does not verify.
+HF_TEST_SERVERS_DIR=${HIPFILE_TEST_SERVERS_DIR:-$HF_BUILD_DIR/test-servers}
+HF_NPM_PACKAGES=(s3rver@3.7.1 @smithy/signature-v4@5.7.5 @smithy/hash-node@4.5.2)
 
 # Install the npm test servers into HF_TEST_SERVERS_DIR, under CI=true or HIPFILE_TEST_SERVERS=1
 # only, since it needs the npm registry; elsewhere the tests that need them are skipped and say

@@ -15,6 +15,7 @@
 
 #include <hip/hip_runtime_api.h>
 #include <hipfile.h>
+#include "fuzz_scratch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -42,11 +43,8 @@ static uint64_t take(struct input *in, size_t bytes)
 
 static void setup_once(void)
 {
-    const char *base = getenv("TMPDIR");
     char dir[3800];
-    snprintf(dir, sizeof(dir), "%s/hipfile-fuzz-api-XXXXXX", base != NULL ? base : "/tmp");
-    if (mkdtemp(dir) == NULL)
-        abort();
+    fuzz_scratch_dir("api", dir, sizeof(dir));
     char config[4096];
     snprintf(config, sizeof(config), "%s/fuzz.conf", dir);
     FILE *f = fopen(config, "w");

@@ -13,6 +13,7 @@
 
 #include "config.h"
 #include "log.h"
+#include "fuzz_scratch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -20,11 +21,8 @@ static char config_path[4096];
 
 static void config_file_init(void)
 {
-    const char *base = getenv("TMPDIR");
     char dir[3800];
-    snprintf(dir, sizeof(dir), "%s/hipfile-fuzz-config-XXXXXX", base != NULL ? base : "/tmp");
-    if (mkdtemp(dir) == NULL)
-        abort();
+    fuzz_scratch_dir("config", dir, sizeof(dir));
     snprintf(config_path, sizeof(config_path), "%s/fuzz.conf", dir);
     setenv("HIPFILE_CONFIG", config_path, 1);
     /* Refusals are expected by the thousand; only crashes and leaks matter here. */

@@ -62,7 +62,9 @@ S3Response S3Send(const s3_settings &st, const char *bucket, const s3_credential
     }
     res.url = url;
     char payload[65];
-    if (req.sign_payload)
+    if (!req.claimed_sha256.empty())
+        snprintf(payload, sizeof(payload), "%s", req.claimed_sha256.c_str());
+    else if (req.sign_payload)
         s3_sha256_hex(req.body.data(), req.body.size(), payload);
     else
         snprintf(payload, sizeof(payload), "%s", S3_UNSIGNED_PAYLOAD);

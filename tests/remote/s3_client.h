@@ -30,8 +30,9 @@ struct S3Request {
     std::string query;
     std::vector<std::string> headers; // extra signed headers, "Name: value"
     std::string body;
-    bool sign_payload = true; // hash the body into x-amz-content-sha256, else UNSIGNED-PAYLOAD
-    time_t now = 0;           // signing time; 0 means the current time
+    bool sign_payload = true;   // hash the body into x-amz-content-sha256, else UNSIGNED-PAYLOAD
+    std::string claimed_sha256; // sent and signed instead of the body's hash when not empty
+    time_t now = 0;             // signing time; 0 means the current time
 };
 
 // Sends req to the bucket at the settings' endpoint, signed with cred.

@@ -1,7 +1,8 @@
-// Signed requests against a live S3-compatible server (s3rver behind a SigV4 check, started by the
-// ctest fixture remote.s3rver.start): PUT, GET with Range, HEAD, multipart upload, keys that need
-// encoding, and the errors a wrong secret, an unknown key id, a missing object and a stale clock
-// give, with their S3 error bodies read by s3_xml_error.
+// Signed requests against a live S3-compatible server (s3rver behind a front that checks SigV4
+// signatures and payload hashes, started by the ctest fixture remote.s3rver.start): PUT, GET with
+// Range, HEAD, multipart upload, keys that need encoding, and the errors a wrong secret, a body
+// that does not match its hash, an unknown key id, a missing object and a stale clock give, with
+// their S3 error bodies read by s3_xml_error.
 #include <gtest/gtest.h>
 
 #include <curl/curl.h>
@@ -14,6 +15,7 @@
 
 #include "hf_harness.h"
 #include "s3_client.h"
+#include "s3_sigv4.h"
 #include "s3_status.h"
 #include "s3_xml.h"
 
@@ -157,6 +159,26 @@ TEST_F(S3Server, UnsignedPayloadIsAccepted)
     EXPECT_EQ(Get(key_).body, "unsigned body");
 }
 
+TEST_F(S3Server, BodyNotMatchingItsSignedHashIsRefused)
+{
+    ASSERT_EQ(Put(key_, "original").status, 200);
+    char other[65];
+    s3_sha256_hex("something else", 14, other);
+    S3Request req;
+    req.method = "PUT";
+    req.key = key_;
+    req.body = "tampered";
+    req.claimed_sha256 = other;
+    S3Response r = Send(req);
+    EXPECT_EQ(r.status, 400);
+    EXPECT_EQ(ParseError(r.body).code, "XAmzContentSHA256Mismatch") << r.body;
+    s3_failure f;
+    s3_failure_read(r.status, r.body.data(), r.body.size(), nullptr, &f);
+    EXPECT_EQ(s3_failure_errno(&f), -EIO);
+    EXPECT_TRUE(s3_failure_retryable(&f));
+    EXPECT_EQ(Get(key_).body, "original");
+}
+
 TEST_F(S3Server, KeysThatNeedEncodingRoundTrip)
 {
     const char *const keys[] = {"dir one/caf\xC3\xA9+x~y%z.bin", "a(b)*c!'d/e=f&g",
@@ -259,6 +281,43 @@ TEST_F(S3Server, WrongSecretIs403SignatureDoesNotMatch)
     EXPECT_EQ(Put(key_, "overwritten").status, 403);
     snprintf(cred_.secret_access_key, sizeof(cred_.secret_access_key), "S3RVER");
     EXPECT_EQ(Get(key_).body, "secret data");
+}
+
+// libcurl's own SigV4 signer, a third implementation: the server's check must accept its
+// signatures and refuse them under a wrong secret, or it would be checking ours against itself.
+TEST_F(S3Server, CheckAgreesWithLibcurlSigner)
+{
+    ASSERT_EQ(Put(key_, "signed by hipfile").status, 200);
+    std::string url = std::string(st_.endpoint) + "/" + bucket_ + "/" + key_;
+    for (const char *secret : {"S3RVER", "wrong"}) {
+        CURL *curl = curl_easy_init();
+        ASSERT_NE(curl, nullptr);
+        std::string body;
+        std::string userpwd = std::string("S3RVER:") + secret;
+        curl_slist *headers = curl_slist_append(nullptr, "x-amz-content-sha256: UNSIGNED-PAYLOAD");
+        curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+        curl_easy_setopt(curl, CURLOPT_AWS_SIGV4, "aws:amz:us-east-1:s3");
+        curl_easy_setopt(curl, CURLOPT_USERPWD, userpwd.c_str());
+        curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+        curl_easy_setopt(
+            curl, CURLOPT_WRITEFUNCTION, +[](char *data, size_t size, size_t n, void *user) {
+                static_cast<std::string *>(user)->append(data, size * n);
+                return size * n;
+            });
+        curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
+        ASSERT_EQ(curl_easy_perform(curl), CURLE_OK);
+        long status = 0;
+        curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+        curl_slist_free_all(headers);
+        curl_easy_cleanup(curl);
+        if (std::string(secret) == "S3RVER") {
+            EXPECT_EQ(status, 200) << body;
+            EXPECT_EQ(body, "signed by hipfile");
+        } else {
+            EXPECT_EQ(status, 403);
+            EXPECT_EQ(ParseError(body).code, "SignatureDoesNotMatch") << body;
+        }
+    }
 }
 
 TEST_F(S3Server, UnknownAccessKeyIs403InvalidAccessKeyId)

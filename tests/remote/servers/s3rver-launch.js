@@ -1,19 +1,23 @@
-// Runs s3rver (an S3-compatible server from the npm registry) on 127.0.0.1 at a free port, with
-// one bucket, and writes its endpoint to a file once it listens.
+// Runs s3rver (an S3-compatible server from the npm registry) on 127.0.0.1 with one bucket, behind
+// a front on another free port of 127.0.0.1, and writes the front's endpoint to a file once both
+// listen.
 //
 // s3rver checks that a SigV4 request names a known access key id but does not verify the
 // signature itself (its authentication middleware leaves V4 signature calculation unimplemented),
-// so requests pass through a check first: the signature is computed again with the AWS SDK's own
-// signer (@smithy/signature-v4) over the headers the request says it signed, and a mismatch gets
-// the 403 SignatureDoesNotMatch error body S3 sends, with a RequestId. Payload hashes are taken as
-// sent (the body is not hashed again), and a request more than 15 minutes from the server's clock
-// gets RequestTimeTooSkewed, as on S3.
+// nor the payload hash. The front does both before it forwards a request: the signature is
+// computed again with the AWS SDK's own signer (@smithy/signature-v4) over the headers the request
+// says it signed, and the body's SHA-256 is compared with x-amz-content-sha256 (UNSIGNED-PAYLOAD is
+// let through). A mismatch gets the error S3 sends (403 SignatureDoesNotMatch, 400
+// XAmzContentSHA256Mismatch) with a RequestId, and a request more than 15 minutes from the
+// server's clock gets RequestTimeTooSkewed, as on S3. Bodies are held in memory to be hashed,
+// which suits the test objects (a few MiB).
 //
 // Usage: node s3rver-launch.js MODULES_DIR DATA_DIR BUCKET ENDPOINT_FILE
 'use strict';
 
 const crypto = require('crypto');
 const fs = require('fs');
+const http = require('http');
 const path = require('path');
 
 const [modulesDir, dataDir, bucket, endpointFile] = process.argv.slice(2);
@@ -80,7 +84,7 @@ function parseAmzDate(s) {
 }
 
 // Returns null when the request may go on to s3rver, else [status, code, message].
-async function checkSignature(req) {
+async function checkRequest(req, body) {
   const auth = req.headers.authorization;
   if (!auth) return [403, 'AccessDenied', 'Anonymous requests are not allowed'];
   const m =
@@ -137,7 +141,29 @@ async function checkSignature(req) {
   if (!want || want[1] !== signedList || want[2] !== signature)
     return [403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match ' +
       'the signature you provided. Check your key and signing method.'];
+  const claimed = req.headers['x-amz-content-sha256'];
+  if (claimed === 'UNSIGNED-PAYLOAD') return null;
+  if (!/^[0-9a-f]{64}$/.test(claimed || ''))
+    return [400, 'InvalidArgument', 'x-amz-content-sha256 must be a SHA-256 or UNSIGNED-PAYLOAD'];
+  if (crypto.createHash('sha256').update(body).digest('hex') !== claimed)
+    return [400, 'XAmzContentSHA256Mismatch', "The provided 'x-amz-content-sha256' header does " +
+      'not match what was computed.'];
   return null;
+}
+
+// A fresh connection per request: a kept-alive one can be closed by s3rver just as it is reused,
+// which would fail a test for nothing.
+function forward(backendPort, req, body, res) {
+  const upstream = http.request(
+    { host: '127.0.0.1', port: backendPort, method: req.method, path: req.url,
+      headers: req.headers, agent: false },
+    (answer) => {
+      res.writeHead(answer.statusCode, answer.headers);
+      answer.pipe(res);
+    },
+  );
+  upstream.on('error', (err) => sendError(res, 502, 'InternalError', err.message));
+  upstream.end(body);
 }
 
 async function main() {
@@ -148,25 +174,34 @@ async function main() {
     directory: dataDir,
     configureBuckets: [{ name: bucket }],
   });
-  const address = await server.run();
-  const s3rverHandler = server.httpServer.listeners('request')[0];
-  server.httpServer.removeAllListeners('request');
-  server.httpServer.on('request', (req, res) => {
-    checkSignature(req).then(
-      (refusal) => (refusal ? sendError(res, ...refusal) : s3rverHandler(req, res)),
-      (err) => sendError(res, 500, 'InternalError', err.message),
-    );
+  const backend = await server.run();
+  const front = http.createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (chunk) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      checkRequest(req, body).then(
+        (refusal) =>
+          refusal ? sendError(res, ...refusal) : forward(backend.port, req, body, res),
+        (err) => sendError(res, 500, 'InternalError', err.message),
+      );
+    });
   });
+  await new Promise((resolve, reject) =>
+    front.listen(0, '127.0.0.1', (err) => (err ? reject(err) : resolve())),
+  );
   const stop = () => {
     // Idle keep-alive connections would hold close() open; nothing is in flight at a stop.
+    front.closeAllConnections();
     server.httpServer.closeAllConnections();
     setTimeout(() => process.exit(0), 2000).unref();
+    front.close();
     server.close().then(() => process.exit(0), () => process.exit(0));
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
   // Written last and renamed, so a reader never sees half an endpoint.
-  fs.writeFileSync(endpointFile + '.tmp', `http://127.0.0.1:${address.port}\n`);
+  fs.writeFileSync(endpointFile + '.tmp', `http://127.0.0.1:${front.address().port}\n`);
   fs.renameSync(endpointFile + '.tmp', endpointFile);
 }
 

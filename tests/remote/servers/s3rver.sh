@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Starts and stops s3rver, an S3-compatible server from the npm registry, for the remote tests
 # (ctest fixture remote.s3rver.start / remote.s3rver.stop), through s3rver-launch.js beside this
-# script, which also verifies SigV4 signatures (s3rver does not).
+# script, which puts a front before it that verifies SigV4 signatures and payload hashes (s3rver
+# itself does neither).
 #
 # Usage: s3rver.sh start DIR [MODULES_DIR] | stop DIR
 #
