@@ -47,7 +47,6 @@ struct read_job {
     size_t total;    /* bytes the read returns */
     size_t piece;    /* bytes per piece */
     size_t next_off; /* read-relative offset of the next piece nobody fetches yet */
-    int error;       /* first -errno; stops the read */
 };
 
 static uint64_t now_ns(void)
@@ -77,9 +76,8 @@ static size_t lane_receive(char *data, size_t size, size_t nmemb, void *userdata
     return n;
 }
 
-static struct hfp_staging_pool *staging_pool_for(struct remote *rb, int device, int *gpu_err_p)
+static struct hfp_staging_pool *staging_pool_for(struct remote *rb, int device)
 {
-    (void)gpu_err_p;
     if (device < 0 || device >= (int)(sizeof(rb->staging) / sizeof(rb->staging[0])))
         return NULL;
     pthread_mutex_lock(&rb->staging_lock);
@@ -122,10 +120,9 @@ static int lane_launch(struct lane *lane)
 }
 
 /* Give the lane the next piece, waiting until its staging buffer's last copy is done. */
-static int lane_next_piece(struct lane *lane, bool *started_p)
+static int lane_next_piece(struct lane *lane)
 {
     struct read_job *job = lane->job;
-    *started_p = false;
     if (job->next_off >= job->total)
         return 0;
     size_t rel = job->next_off;
@@ -145,7 +142,6 @@ static int lane_next_piece(struct lane *lane, bool *started_p)
     } else {
         lane->dest = job->dst + rel;
     }
-    *started_p = true;
     return lane_launch(lane);
 }
 
@@ -201,10 +197,9 @@ static void piece_log_failure(const struct lane *lane, int level, const char *wh
 }
 
 /* A transfer of @p lane ended with @p result: verify, copy, retry or fail. */
-static int lane_finished(struct lane *lane, CURLcode result, bool *launched_p)
+static int lane_finished(struct lane *lane, CURLcode result)
 {
     struct read_job *job = lane->job;
-    *launched_p = false;
     curl_multi_remove_handle(job->session->multi, lane->easy);
     lane->active = false;
     lane->ans.curl_rc = result;
@@ -257,7 +252,7 @@ static int lane_finished(struct lane *lane, CURLcode result, bool *launched_p)
         }
         lane->buffer_index ^= 1;
     }
-    return lane_next_piece(lane, launched_p);
+    return lane_next_piece(lane);
 }
 
 /* Wait for curl's sockets, but no longer than until the earliest pending retry. */
@@ -295,8 +290,7 @@ static bool lanes_busy(const struct lane *lanes, unsigned n)
 static int job_run(struct read_job *job, struct lane *lanes, unsigned n)
 {
     for (unsigned i = 0; i < n; i++) {
-        bool started;
-        int rc = lane_next_piece(&lanes[i], &started);
+        int rc = lane_next_piece(&lanes[i]);
         if (rc != 0)
             return rc;
     }
@@ -311,8 +305,7 @@ static int job_run(struct read_job *job, struct lane *lanes, unsigned n)
                 continue;
             struct lane *lane = NULL;
             curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&lane);
-            bool launched;
-            int rc = lane_finished(lane, msg->data.result, &launched);
+            int rc = lane_finished(lane, msg->data.result);
             if (rc != 0)
                 return rc;
         }
@@ -402,7 +395,7 @@ ssize_t remote_read(struct remote *rb, const struct hf_io_request *req)
         int rc = hfp_device_enter(rb->host, buf->device, &previous, req->gpu_error_p);
         if (rc != 0)
             return rc;
-        pool = staging_pool_for(rb, buf->device, req->gpu_error_p);
+        pool = staging_pool_for(rb, buf->device);
         if (pool == NULL) {
             rb->host->log(rb->host, HF_LOG_ERROR, "no staging memory for GPU %d", buf->device);
             hfp_device_restore(rb->host, previous);
