@@ -147,6 +147,8 @@ static int remote_file_register(void *backend, const struct hf_file_info *file, 
         rc = remote_write_open(rb, obj);
     else if (rc == 0)
         rc = remote_http_head(rb, obj);
+    if (rc == 0 && !file->remote_writable)
+        remote_staging_prepare(rb);
     if (rc != 0) {
         object_free(obj);
         return rc;

@@ -97,6 +97,7 @@ struct remote {
     struct remote_pool *pool;
     pthread_mutex_t staging_lock;         /**< guards staging[] */
     struct hfp_staging_pool *staging[64]; /**< per GPU, made on first staged read */
+    bool staging_filled[64];              /**< staging[i] was filled at an open */
 };
 
 /** A registered object: what the open learnt, pinned for every later request. */
@@ -182,6 +183,14 @@ int remote_write_open(struct remote *rb, struct remote_object *obj);
  * -errno (logged).
  */
 ssize_t remote_write(struct remote *rb, const struct hf_io_request *req);
+
+/**
+ * Make and fill the staging slots of the calling thread's GPU, unless its memory is read without
+ * staging (an integrated GPU): called when an object is opened for reading, so that stream-ordered
+ * reads, which run while the runtime holds an application stream, never create pinned memory or
+ * streams (backend.h, stream_prepare, says why). Once per GPU; failures are only logged.
+ */
+void remote_staging_prepare(struct remote *rb);
 
 /** Read @p req from the object in req->file_ctx. Bytes read (short only at its end) or -errno. */
 ssize_t remote_read(struct remote *rb, const struct hf_io_request *req);

@@ -92,6 +92,28 @@ static struct hfp_staging_pool *staging_pool_for(struct remote *rb, int device)
     return pool;
 }
 
+void remote_staging_prepare(struct remote *rb)
+{
+    const struct hf_gpu_ops *gpu = rb->host->gpu;
+    int device = -1, integrated = 0;
+    if (gpu->get_device(&device) != 0 || device < 0 ||
+        device >= (int)(sizeof(rb->staging) / sizeof(rb->staging[0])))
+        return;
+    /* Memory of an integrated GPU (and of the host runtime) is read without staging. */
+    if (gpu->device_attribute(device, HF_GPU_ATTR_INTEGRATED, &integrated) == 0 && integrated)
+        return;
+    struct hfp_staging_pool *pool = staging_pool_for(rb, device);
+    pthread_mutex_lock(&rb->staging_lock);
+    bool first = pool != NULL && !rb->staging_filled[device];
+    if (first)
+        rb->staging_filled[device] = true;
+    pthread_mutex_unlock(&rb->staging_lock);
+    int gpu_error = 0;
+    /* A pool that could not be filled still makes slots on demand; the failure is logged. */
+    if (first)
+        (void)hfp_staging_pool_fill(pool, &gpu_error);
+}
+
 /* Start (or restart) the GET of the lane's current piece. */
 static int lane_launch(struct lane *lane)
 {
