@@ -293,10 +293,12 @@ static void file_record_facts(struct hf_file *file, const struct stat *st)
     }
 }
 
-/* How log lines name @p file: its descriptor, or its user-space filesystem handle. */
+/* How log lines name @p file: its URL, its user-space filesystem handle, or its descriptor. */
 static void file_label(const struct hf_file *file, char *label, size_t label_size)
 {
-    if (file->info.kind == HF_FILE_USERSPACE_FS)
+    if (file->info.url != NULL)
+        snprintf(label, label_size, "%.60s", file->info.url);
+    else if (file->info.kind == HF_FILE_USERSPACE_FS)
         snprintf(label, label_size, "user-space FS handle %p", file->info.fs_handle);
     else
         snprintf(label, label_size, "fd %d", file->caller_fd);
@@ -305,12 +307,14 @@ static void file_label(const struct hf_file *file, char *label, size_t label_siz
 /*
  * A backend whose manifest does not list the file's kind is never asked about it: the selector
  * refuses it for every request anyway, and a backend built for descriptors would only fail on a
- * file without one. It counts as declined, so deregistration leaves it alone too.
+ * file without one. It counts as declined, so deregistration leaves it alone too. Returns the
+ * first failure other than a decline (-EOPNOTSUPP), or 0.
  */
-static void file_offer_to_backends(struct hf_file *file)
+static int file_offer_to_backends(struct hf_file *file)
 {
-    char label[64];
+    char label[72];
     file_label(file, label, sizeof(label));
+    int first_failure = 0;
     for (unsigned i = 0; i < hf_backend_count(); i++) {
         struct hf_backend *b = hf_backend_at(i);
         void *ctx = NULL;
@@ -331,8 +335,11 @@ static void file_offer_to_backends(struct hf_file *file)
             else
                 hf_warn("file register: %s: backend %s failed to accept it: %s", label, b->name,
                         strerror(-rc));
+            if (rc != -EOPNOTSUPP && first_failure == 0)
+                first_failure = rc;
         }
     }
+    return first_failure;
 }
 
 /*
@@ -525,6 +532,49 @@ hipFileError_t hf_file_register(hipFileHandle_t *fh, const hipFileDescr_t *descr
              "are)",
              type);
     return hf_status(hipFileIONotSupported);
+}
+
+/*
+ * Files without a descriptor (remote objects): the caller filled @p info; the URL and options are
+ * copied behind the struct hf_file, so they live exactly as long as the registration. Unlike a
+ * descriptor, such a file is useless unless a backend takes it, so a registration that no backend
+ * accepts fails: with the first backend's failure, or -EOPNOTSUPP when every backend declined.
+ */
+int hf_file_register_info(const struct hf_file_info *info, hipFileHandle_t *fh)
+{
+    size_t url_size = info->url != NULL ? strlen(info->url) + 1 : 0;
+    size_t options_size = info->remote_options != NULL ? strlen(info->remote_options) + 1 : 0;
+    struct hf_file *file = calloc(1, sizeof(*file) + url_size + options_size);
+    if (file == NULL)
+        return -ENOMEM;
+    char *strings = (char *)(file + 1);
+    file->info = *info;
+    file->info.struct_size = sizeof(file->info);
+    if (info->url != NULL)
+        file->info.url = memcpy(strings, info->url, url_size);
+    if (info->remote_options != NULL)
+        file->info.remote_options = memcpy(strings + url_size, info->remote_options, options_size);
+    file->caller_fd = -1;
+    file->owned_fds[0] = file->owned_fds[1] = -1;
+    atomic_init(&file->refs, 1);
+
+    ssize_t slot;
+    if (file_publish(file, &slot) != hipFileSuccess) {
+        free(file);
+        return -ENOMEM;
+    }
+
+    int failure = file_offer_to_backends(file);
+    bool accepted = false;
+    for (unsigned i = 0; i < hf_backend_count(); i++)
+        accepted = accepted || !file->declined[i];
+    if (!accepted) {
+        file_unpublish(slot);
+        free(file);
+        return failure != 0 ? failure : -EOPNOTSUPP;
+    }
+    *fh = (hipFileHandle_t)(uintptr_t)file->handle;
+    return 0;
 }
 
 void hf_file_deregister(hipFileHandle_t fh)

@@ -79,6 +79,9 @@ bool hf_io_prepare(struct hf_io_call *call, int op, hipFileHandle_t fh, void *bu
             hf_error("%s: user-space FS handle %p is read-only: it was registered without a "
                      "write callback",
                      what, file->info.fs_handle);
+        else if (file->info.url != NULL)
+            hf_error("%s: %s was opened for %s", what, file->info.url,
+                     accmode == O_WRONLY ? "writing only" : "reading only");
         else
             hf_error("%s: fd %d was opened %s", what, file->caller_fd,
                      accmode == O_WRONLY ? "write-only" : "read-only");

@@ -37,6 +37,13 @@ struct hf_buffer {
 
 /** Register the file in @p descr; the public entry point's whole logic. */
 hipFileError_t hf_file_register(hipFileHandle_t *fh, const hipFileDescr_t *descr);
+/**
+ * Register a file that has no descriptor, described by @p info (kind, URL, options, access mode);
+ * the core copies @p info and its strings. Returns 0 with the handle in *fh, -EOPNOTSUPP when every
+ * backend declined it, the first backend's -errno when one failed to take it, or -ENOMEM/-ENOSPC.
+ * The caller has opened the driver.
+ */
+int hf_file_register_info(const struct hf_file_info *info, hipFileHandle_t *fh);
 /** Deregister (silently ignores unknown handles and files with I/O in flight). */
 void hf_file_deregister(hipFileHandle_t fh);
 /** Find the file for @p fh and take a reference; NULL for an unknown or stale handle. */

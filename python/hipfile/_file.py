@@ -79,6 +79,15 @@ def _flags_of(mode):
     return _MODES[normalized]
 
 
+# hipfileRemoteOpen's flags (hipfile/remote.h): an object is read, or written whole once.
+_REMOTE_SCHEMES = ("http://", "https://", "s3://")
+_REMOTE_FLAGS = {"r": 0, "w": 1}
+
+
+def _remote_url(file):
+    return file if isinstance(file, str) and file.startswith(_REMOTE_SCHEMES) else None
+
+
 def _check_offset(value, what, operation):
     if isinstance(value, bool) or not isinstance(value, int):
         raise HipFileError(_INVALID, operation, "%s must be an integer, got %r" % (what, value))
@@ -94,17 +103,28 @@ class File:
     ``hipFileHandleRegister``, opening the driver on first use. Buffers are GPU memory
     (``__cuda_array_interface__`` or DLPack on a GPU) or host memory (the buffer protocol).
 
+    ``file`` may also be a URL, ``"http://..."``, ``"https://..."`` or ``"s3://bucket/key"``,
+    opened with ``hipfileRemoteOpen``: ``flags`` ``"r"`` reads the object, ``"w"`` writes it
+    whole, by one :meth:`write` at offset 0 (docs/backends/remote.rst). ``options`` are the
+    remote backend's open options (``"connections=16;region=eu-west-1"``).
+
     Use it as a context manager, or call :meth:`close`. Raises :class:`HipFileError` when the
     file cannot be opened or registered (``OSError`` from the open itself, as ``open`` would).
     """
 
-    def __init__(self, file, flags="r"):
-        self._flags = _flags_of(flags)
+    def __init__(self, file, flags="r", options=None):
         self._mode = flags
         self._handle = None
         self._fd = -1
+        self._url = _remote_url(file)
         self._lock = threading.Lock()
         self._pending = set()
+        if self._url is not None:
+            self._open_remote(flags, options)
+            return
+        if options is not None:
+            raise HipFileError(_INVALID, "open", "options apply to URLs only")
+        self._flags = _flags_of(flags)
         _driver.ensure_open()
         self._fd = os.open(os.fspath(file), self._flags | os.O_CLOEXEC, 0o644)
         descr = _lib.Descr()
@@ -120,14 +140,29 @@ class File:
             raise
         self._handle = handle.value
 
+    def _open_remote(self, flags, options):
+        mode = flags.replace("b", "")
+        if mode not in _REMOTE_FLAGS:
+            raise HipFileError(_INVALID, "open %s" % self._url,
+                               "mode %r: a URL is opened with r or w" % (flags,))
+        self._flags = os.O_RDONLY if mode == "r" else os.O_WRONLY
+        _driver.ensure_open()
+        handle = ctypes.c_void_p()
+        check(_lib.library().hipfileRemoteOpen(
+            self._url.encode(), options.encode() if options is not None else None,
+            _REMOTE_FLAGS[mode], ctypes.byref(handle)), "open %s" % self._url)
+        self._handle = handle.value
+
     @property
     def closed(self):
         """True once :meth:`close` has run."""
         return self._handle is None
 
     def fileno(self):
-        """The file descriptor this object opened."""
+        """The file descriptor this object opened (a URL has none: HipFileError)."""
         self._check_open("fileno")
+        if self._url is not None:
+            raise HipFileError(_INVALID, "fileno", "%s is a remote object" % self._url)
         return self._fd
 
     def open_flags(self):
@@ -144,7 +179,8 @@ class File:
                 return
             _lib.library().hipFileHandleDeregister(self._handle)
             self._handle = None
-            os.close(self._fd)
+            if self._fd >= 0:
+                os.close(self._fd)
             self._fd = -1
 
     def __enter__(self):
@@ -158,7 +194,7 @@ class File:
             self.close()
 
     def __repr__(self):
-        state = "closed" if self.closed else "fd=%d" % self._fd
+        state = "closed" if self.closed else (self._url or "fd=%d" % self._fd)
         return "<hipfile.File %s mode=%r>" % (state, self._mode)
 
     def _check_open(self, operation):

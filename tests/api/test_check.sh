@@ -99,7 +99,7 @@ JsonOutputParses)
     head -c 4096 /dev/zero >"$WORK/data"
     run 0 --json
     json_check 'd["verdict"]["usable"] is True' \
-        '[m["name"] for m in d["plugins"]["manifests"] if m["loaded"]] == ["fallback", "fastpath"]' \
+        '[m["name"] for m in d["plugins"]["manifests"] if m["loaded"]] == ["fallback", "fastpath", "remote"]' \
         'd["runtime"]["name"] == "host" and d["runtime"]["devices"] >= 1' \
         '{"key": "gpu.runtime", "value": "host", "unit": "", "source": "environment HIPFILE_GPU_RUNTIME"}.items() <= next(s for s in d["settings"] if s["key"] == "gpu.runtime").items()'
     run 0 --json --explain "$WORK/data" --size 4000
@@ -186,23 +186,23 @@ EveryProblemIsListedWithItsFix)
 MisspeltEnableNameIsNamedWithTheFix)
     export HIPFILE_PLUGINS=fallbak
     run 1
-    expect_out "warn: HIPFILE_PLUGINS names \"fallbak\", but no manifest in $PLUGIN_DIR has that name (there: fallback, fastpath, nvme-passthru); did you mean \"fallback\"?"
+    expect_out "warn: HIPFILE_PLUGINS names \"fallbak\", but no manifest in $PLUGIN_DIR has that name (there: fallback, fastpath, nvme-passthru, remote); did you mean \"fallback\"?"
     expect_out "1\. HIPFILE_PLUGINS names \"fallbak\", but no manifest in $PLUGIN_DIR has that name"
-    expect_out "fix: set HIPFILE_PLUGINS to names from: fallback, fastpath, nvme-passthru (separated by commas), or unset it to allow them all"
+    expect_out "fix: set HIPFILE_PLUGINS to names from: fallback, fastpath, nvme-passthru, remote (separated by commas), or unset it to allow them all"
     printf 'plugins = {\n  directory = "%s";\n  enable = ["fallback" "fastpath"];\n};\n' \
         "$PLUGIN_DIR" >"$WORK/comma.conf"
     unset HIPFILE_PLUGINS
     export HIPFILE_CONFIG=$WORK/comma.conf
     run 1
-    expect_out "warn: $WORK/comma.conf:3: plugins.enable names \"fallbackfastpath\", but no manifest in $PLUGIN_DIR has that name (there: fallback, fastpath, nvme-passthru); is a comma missing between \"fallback\" and \"fastpath\"?"
-    expect_out "fix: at $WORK/comma.conf:3, list names from: fallback, fastpath, nvme-passthru, separated by commas (or \[\] to allow them all)"
+    expect_out "warn: $WORK/comma.conf:3: plugins.enable names \"fallbackfastpath\", but no manifest in $PLUGIN_DIR has that name (there: fallback, fastpath, nvme-passthru, remote); is a comma missing between \"fallback\" and \"fastpath\"?"
+    expect_out "fix: at $WORK/comma.conf:3, list names from: fallback, fastpath, nvme-passthru, remote, separated by commas (or \[\] to allow them all)"
     ;;
 ConfigTyposAreWarnedWithFileAndLine)
     printf 'plugins = {\n  directory = "%s";\n};\npropertys = {\n  allow_system_memory = true;\n};\nfallback = {\n  chunk_size_kib = 1024;\n};\n' \
         "$PLUGIN_DIR" >"$WORK/typos.conf"
     export HIPFILE_CONFIG=$WORK/typos.conf
     run 0
-    expect_out "warn: $WORK/typos.conf:4: unknown group propertys ignored: it is not a core group (log, gpu, plugins, properties, execution, profile, fs) and no plugin in $PLUGIN_DIR has that name (there: fallback, fastpath, nvme-passthru); did you mean properties?"
+    expect_out "warn: $WORK/typos.conf:4: unknown group propertys ignored: it is not a core group (log, gpu, plugins, properties, execution, profile, fs) and no plugin in $PLUGIN_DIR has that name (there: fallback, fastpath, nvme-passthru, remote); did you mean properties?"
     expect_out "warn: $WORK/typos.conf:8: unknown key fallback.chunk_size_kib ignored: plugin fallback declares no such key; did you mean fallback.chunk_size_kb?"
     expect_out "GPU I/O is usable"
     expect_out "2 warnings above name settings or plugins that were ignored"
