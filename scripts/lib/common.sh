@@ -95,6 +95,9 @@ hf_install_test_servers() {
         return 0
     fi
     local stamp=$HF_TEST_SERVERS_DIR/installed
+    # The tests of every build tree (build-release, build-asan...) use this one installation: the
+    # variable is read at test time before the tree's own default.
+    export HIPFILE_TEST_SERVERS_DIR=$HF_TEST_SERVERS_DIR
     if [[ -f $stamp && $(<"$stamp") == "${HF_NPM_PACKAGES[*]}" ]]; then
         hf_say "test servers: ${HF_NPM_PACKAGES[*]} already in $HF_TEST_SERVERS_DIR"
         return 0
