@@ -381,9 +381,10 @@ static void file_unpublish(ssize_t slot)
     pthread_mutex_unlock(&file_lock);
 }
 
-static struct hf_file *file_new(int kind, int caller_fd)
+/* A file of @p kind, with @p extra zeroed bytes after the struct for what it must keep. */
+static struct hf_file *file_new(int kind, int caller_fd, size_t extra)
 {
-    struct hf_file *file = calloc(1, sizeof(*file));
+    struct hf_file *file = calloc(1, sizeof(*file) + extra);
     if (file == NULL) {
         hf_error("hipFileHandleRegister: out of memory");
         return NULL;
@@ -435,7 +436,7 @@ static hipFileError_t file_register_userspace_fs(hipFileHandle_t *fh, const hipF
     if (err != hipFileSuccess)
         return hf_status(err);
 
-    struct hf_file *file = file_new(HF_FILE_USERSPACE_FS, -1);
+    struct hf_file *file = file_new(HF_FILE_USERSPACE_FS, -1, 0);
     if (file == NULL)
         return hf_status(hipFileInternalError);
     struct hf_file_info *info = &file->info;
@@ -487,7 +488,7 @@ static hipFileError_t file_register_fd(hipFileHandle_t *fh, const hipFileDescr_t
         return hf_status(hipFileInvalidFileType);
     }
 
-    struct hf_file *file = file_new(S_ISBLK(st.st_mode) ? HF_FILE_BLOCK : HF_FILE_REGULAR, fd);
+    struct hf_file *file = file_new(S_ISBLK(st.st_mode) ? HF_FILE_BLOCK : HF_FILE_REGULAR, fd, 0);
     if (file == NULL)
         return hf_status(hipFileInternalError);
     /* Backends get descriptors without O_APPEND (file_open_twins); their flags say so too. */
@@ -544,7 +545,7 @@ int hf_file_register_info(const struct hf_file_info *info, hipFileHandle_t *fh)
 {
     size_t url_size = info->url != NULL ? strlen(info->url) + 1 : 0;
     size_t options_size = info->remote_options != NULL ? strlen(info->remote_options) + 1 : 0;
-    struct hf_file *file = calloc(1, sizeof(*file) + url_size + options_size);
+    struct hf_file *file = file_new(info->kind, -1, url_size + options_size);
     if (file == NULL)
         return -ENOMEM;
     char *strings = (char *)(file + 1);
@@ -554,9 +555,6 @@ int hf_file_register_info(const struct hf_file_info *info, hipFileHandle_t *fh)
         file->info.url = memcpy(strings, info->url, url_size);
     if (info->remote_options != NULL)
         file->info.remote_options = memcpy(strings + url_size, info->remote_options, options_size);
-    file->caller_fd = -1;
-    file->owned_fds[0] = file->owned_fds[1] = -1;
-    atomic_init(&file->refs, 1);
 
     ssize_t slot;
     if (file_publish(file, &slot) != hipFileSuccess) {
