@@ -84,6 +84,7 @@ static int fallback_init(const struct hf_host_api *host, void **backend_p)
         return rc;
     struct fallback *fb = state;
     fb->host = host;
+    atomic_init(&fb->bounce_taken, 0);
     hf_fallback_settings_read(host, &fb->set);
     rc = pools_setup(fb);
     if (rc < 0) {
@@ -104,6 +105,7 @@ static void fallback_fini(void *backend)
     for (unsigned i = 0; i < fb->pool_count; i++)
         hfp_staging_pool_destroy(atomic_load(&fb->pools[i]));
     pthread_mutex_destroy(&fb->pools_lock);
+    hf_fallback_bounce_free(fb);
     free(fb->pools);
     free(fb);
 }

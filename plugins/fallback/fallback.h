@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "common/staging_pool.h"
+#include "common/stream_copy.h"
 #include "hipfile/backend.h"
 
 /**
@@ -42,6 +43,8 @@ struct fallback_settings {
     int direct_io;               /**< enum fallback_direct_io */
     bool bounce_host_accessible; /**< stage device memory even when the CPU can address it */
     bool pipeline_reads;         /**< staged reads run as one pipeline (fallback_pipeline.c) */
+    bool streaming_stores;       /**< staged reads from the page cache go through a bounce buffer
+                                      and reach staging with non-temporal stores */
     size_t pipeline_max;         /**< larger staged reads run in lanes; 0 = no limit */
     size_t pipeline_piece;       /**< bytes per file read of a pipeline; 0 = chosen per request */
     size_t pipeline_block;       /**< bytes per GPU copy of a pipeline; 0 = chosen per request */
@@ -60,6 +63,13 @@ struct fallback_limits {
     int direct_io;          /**< enum fallback_direct_io, "always" under force_odirect_mode */
 };
 
+/** Bounce buffers for staged reads from the page cache: how many, how large, their alignment. */
+#define FALLBACK_BOUNCE_SLOTS 64
+#define FALLBACK_BOUNCE_SIZE ((size_t)256 * 1024)
+#define FALLBACK_BOUNCE_ALIGN ((size_t)4096)
+/** Smallest staged read whose page-cache bytes are streamed (fallback.streaming_stores). */
+#define FALLBACK_STREAM_MIN ((size_t)64 * 1024)
+
 /** The backend's state, one per init. */
 struct fallback {
     const struct hf_host_api *host;            /**< what the core handed over */
@@ -67,6 +77,8 @@ struct fallback {
     unsigned pool_count;                       /**< GPUs + 1; pool 0 is for memory no GPU owns */
     _Atomic(struct hfp_staging_pool *) *pools; /**< by device + 1, each created on first use */
     pthread_mutex_t pools_lock;                /**< guards creation of pools */
+    _Atomic uint64_t bounce_taken;             /**< bounce buffers in use, one bit each */
+    char *bounce[FALLBACK_BOUNCE_SLOTS];       /**< made on first use (fallback_bounce.c) */
 };
 
 struct fallback_io;
@@ -104,6 +116,8 @@ struct fallback_io {
     size_t dio_mem_align;          /**< O_DIRECT memory address granule */
     _Atomic uint64_t direct_end;   /**< O_DIRECT reads stay below this file offset */
     bool probe_cache;              /**< ask the page cache (RWF_NOWAIT) before going direct */
+    bool streamed;                 /**< buffered reads reach memory through a bounce buffer and
+                                        non-temporal stores (fallback_bounce.c) */
     atomic_bool direct_refused;    /**< O_DIRECT answered EINVAL once: buffered from then on */
     atomic_uint first_short_piece; /**< lowest straight piece that ended short; later ones stop */
 };
@@ -115,7 +129,7 @@ struct fallback_io {
 #define fallback_log(fb, level, ...) (fb)->host->log((fb)->host, (level), __VA_ARGS__)
 
 /** Keys the fallback declares for its config group (fallback_settings.c). */
-#define FALLBACK_SETTING_COUNT 11
+#define FALLBACK_SETTING_COUNT 12
 
 /** The declaration of every key of the backend's config group, hung on its ops table. */
 extern const struct hf_setting_decl hf_fallback_setting_decls[FALLBACK_SETTING_COUNT];
@@ -132,6 +146,18 @@ void hf_fallback_limits_read(const struct fallback *fb, struct fallback_limits *
  * max_device_cache_size_kb and max_device_pinned_mem_size_kb limits allow at two chunks per slot.
  */
 unsigned hf_fallback_slot_bound(void *backend);
+
+/**
+ * Take a free bounce buffer of FALLBACK_BOUNCE_SIZE bytes, its slot in *slot_p; NULL when all are
+ * in use or one cannot be made (the caller then reads straight to its memory).
+ */
+char *hf_fallback_bounce_take(struct fallback *fb, unsigned *slot_p);
+
+/** Give back the bounce buffer taken as @p slot. */
+void hf_fallback_bounce_give(struct fallback *fb, unsigned slot);
+
+/** Free every bounce buffer; no read may be in flight. */
+void hf_fallback_bounce_free(struct fallback *fb);
 
 /** Text of an errno value, never NULL. */
 const char *hf_fallback_errno_text(int err);

@@ -102,8 +102,54 @@ static int read_step(struct fallback_io *io, const char *to, size_t left, int64_
     return io->direct_fd;
 }
 
-/* Blocking reads of window bytes [done, len), the first @p done already in place. */
-static ssize_t read_rest(struct fallback_io *io, char *dst, size_t len, int64_t pos, size_t done)
+/*
+ * pread(2) of [at, at + want) from the buffered descriptor into @p dst through @p bounce, streamed
+ * on to @p dst: the bytes read, or as pread reports a failure before any.
+ */
+static ssize_t pread_streamed(struct fallback_io *io, char *dst, size_t want, int64_t at,
+                              char *bounce)
+{
+    size_t done = 0;
+    while (done < want) {
+        size_t ask = want - done < FALLBACK_BOUNCE_SIZE ? want - done : FALLBACK_BOUNCE_SIZE;
+        ssize_t got = io->fb->host->sys->pread(io->fd, bounce, ask, (off_t)(at + (int64_t)done));
+        if (got > 0 && (size_t)got > ask) {
+            /* More than asked for: nothing of it can be trusted. */
+            got = -1;
+            errno = EIO;
+        }
+        if (got <= 0)
+            return done > 0 ? (ssize_t)done : got;
+        hfp_stream_copy(dst + done, bounce, (size_t)got);
+        done += (size_t)got;
+        if ((size_t)got < ask)
+            break;
+    }
+    return (ssize_t)done;
+}
+
+/* The page cache's leading part of the window, as hfp_cache_probe, streamed through @p bounce. */
+static size_t cache_probe_streamed(struct fallback_io *io, char *dst, size_t len, int64_t pos,
+                                   char *bounce)
+{
+    size_t done = 0;
+    while (done < len) {
+        size_t ask = len - done < FALLBACK_BOUNCE_SIZE ? len - done : FALLBACK_BOUNCE_SIZE;
+        size_t got = hfp_cache_probe(io->fb->host->sys, io->fd, bounce, ask, pos + (int64_t)done);
+        hfp_stream_copy(dst + done, bounce, got);
+        done += got;
+        if (got < ask)
+            break;
+    }
+    return done;
+}
+
+/*
+ * Blocking reads of window bytes [done, len), the first @p done already in place; buffered ones
+ * through @p bounce when it is not NULL.
+ */
+static ssize_t read_rest(struct fallback_io *io, char *dst, size_t len, int64_t pos, size_t done,
+                         char *bounce)
 {
     struct fallback *fb = io->fb;
     unsigned eagain_attempts = 0;
@@ -111,7 +157,9 @@ static ssize_t read_rest(struct fallback_io *io, char *dst, size_t len, int64_t 
         int64_t at = pos + (int64_t)done;
         size_t want;
         int fd = read_step(io, dst + done, len - done, at, &want);
-        ssize_t n = fb->host->sys->pread(fd, dst + done, want, (off_t)at);
+        ssize_t n = bounce != NULL && fd == io->fd
+                        ? pread_streamed(io, dst + done, want, at, bounce)
+                        : fb->host->sys->pread(fd, dst + done, want, (off_t)at);
         if (n == 0)
             break;
         if (n > 0 && (size_t)n <= want) {
@@ -142,15 +190,27 @@ static ssize_t read_rest(struct fallback_io *io, char *dst, size_t len, int64_t 
     return (ssize_t)done;
 }
 
-ssize_t hf_fallback_posix_read(struct fallback_io *io, char *dst, size_t len, int64_t pos)
+/* One window read by the rule above; buffered reads through @p bounce when it is not NULL. */
+static ssize_t read_window(struct fallback_io *io, char *dst, size_t len, int64_t pos, char *bounce)
 {
     size_t done = 0;
     if (io->probe_cache && !atomic_load_explicit(&io->direct_refused, memory_order_relaxed)) {
-        done = hfp_cache_probe(io->fb->host->sys, io->fd, dst, len, pos);
+        done = bounce != NULL ? cache_probe_streamed(io, dst, len, pos, bounce)
+                              : hfp_cache_probe(io->fb->host->sys, io->fd, dst, len, pos);
         if (done == len)
             return (ssize_t)len;
     }
-    return read_rest(io, dst, len, pos, done);
+    return read_rest(io, dst, len, pos, done, bounce);
+}
+
+ssize_t hf_fallback_posix_read(struct fallback_io *io, char *dst, size_t len, int64_t pos)
+{
+    unsigned slot = 0;
+    char *bounce = io->streamed ? hf_fallback_bounce_take(io->fb, &slot) : NULL;
+    ssize_t result = read_window(io, dst, len, pos, bounce);
+    if (bounce != NULL)
+        hf_fallback_bounce_give(io->fb, slot);
+    return result;
 }
 
 ssize_t hf_fallback_posix_write(struct fallback_io *io, const char *src, size_t len, int64_t pos)

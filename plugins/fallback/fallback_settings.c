@@ -83,6 +83,7 @@ enum {
     SET_PIPELINE_MAX,
     SET_PIPELINE_PIECE,
     SET_PIPELINE_BLOCK,
+    SET_STREAMING_STORES,
 };
 
 const struct hf_setting_decl hf_fallback_setting_decls[FALLBACK_SETTING_COUNT] = {
@@ -122,6 +123,9 @@ const struct hf_setting_decl hf_fallback_setting_decls[FALLBACK_SETTING_COUNT] =
                                             "bytes per GPU copy of a pipeline; 0 = chosen per "
                                             "request"),
                             .multiple = SIZE_KIB_MULTIPLE},
+    [SET_STREAMING_STORES] = {HFP_BOOL_SETTING("streaming_stores", true,
+                                               "staged reads from the page cache reach staging "
+                                               "with non-temporal stores")},
 };
 
 /* A core value in KiB for a size this backend also bounds, or @p default_kib when it does not fit.
@@ -159,6 +163,8 @@ void hf_fallback_settings_read(const struct hf_host_api *host, struct fallback_s
         .pipeline_max = kib_setting(host, SET_PIPELINE_MAX),
         .pipeline_piece = kib_setting(host, SET_PIPELINE_PIECE),
         .pipeline_block = kib_setting(host, SET_PIPELINE_BLOCK),
+        .streaming_stores =
+            hfp_setting_bool(host, &hf_fallback_setting_decls[SET_STREAMING_STORES]),
     };
     size_t split = set.split_threshold != 0
                        ? set.split_threshold

@@ -171,6 +171,13 @@ static void io_init(struct fallback_io *io, struct fallback *fb, const struct hf
         io->window_read = hf_fallback_posix_read;
         io->window_write = hf_fallback_posix_write;
     }
+    /*
+     * Staging is read next by the copy engine, which reads lines a core holds modified slowly; a
+     * request of a few pages costs the copy engine microseconds either way, and the bounce more.
+     */
+    io->streamed = io->staged && io->op == HF_IO_READ && fb->set.streaming_stores &&
+                   req->size >= FALLBACK_STREAM_MIN && req->file->kind != HF_FILE_USERSPACE_FS &&
+                   hfp_stream_copy_available();
     atomic_init(&io->direct_refused, false);
     atomic_init(&io->first_short_piece, UINT_MAX);
     direct_setup(io, req, lim->direct_io);
@@ -222,6 +229,11 @@ ssize_t hf_fallback_transfer(struct fallback *fb, const struct hf_io_request *re
         if (lanes > slots)
             lanes = slots;
         int gpu_error = 0;
+        /*
+         * A lane's window is a whole chunk, larger than a core's cache: most of it has left the
+         * cache when the copy starts, and streaming it measured no faster on the H200.
+         */
+        io.streamed = false;
         result = hf_fallback_staged_run(&io, lanes > 0 ? (unsigned)lanes : 1, &gpu_error);
         if (result == -HF_EGPU && req->gpu_error_p != NULL)
             *req->gpu_error_p = gpu_error;

@@ -120,4 +120,50 @@ TEST_F(FallbackPlugin, PipelineOffTheLanesServeReads)
     EXPECT_GT(fake_->copy_tasks.size(), 1u) << "each lane queues its own copies";
 }
 
+// Cached bytes reach staging through a bounce buffer of 256 KiB and non-temporal stores, so a
+// 1 MiB piece is four preads; with fallback.streaming_stores off it is one, straight to staging.
+TEST_F(FallbackPlugin, PipelineStreamsPageCacheBytesThroughQuarterMiBBounceBuffers)
+{
+    SetConfig("pipeline_piece_kb", 1024);
+    Init();
+    fake_->width = 4;
+    const size_t size = 8 * kMiB + 5;
+    const int64_t start = 3 * 4096 + 17;
+    File f = OpenPatternFile("pipeline-streamed", 9 * kMiB, 63);
+    Buffer b(size, kDevice);
+    ASSERT_EQ(Read(f, b, 0, size, start), static_cast<ssize_t>(size));
+    EXPECT_EQ(hf_test_pattern_check(b.data(), size, static_cast<uint64_t>(start), 63), -1);
+    EXPECT_TRUE(b.UntouchedOutside(0, size));
+    std::vector<size_t> sizes = fake_->pread_sizes;
+    ASSERT_FALSE(sizes.empty());
+    EXPECT_LE(*std::max_element(sizes.begin(), sizes.end()), 256 * kKiB);
+    EXPECT_GE(sizes.size(), size / (256 * kKiB));
+}
+
+TEST_F(FallbackPlugin, PipelineWithoutStreamingStoresReadsWholePiecesIntoStaging)
+{
+    SetConfig("pipeline_piece_kb", 1024);
+    SetConfigBool("streaming_stores", false);
+    Init();
+    fake_->width = 4;
+    const size_t size = 8 * kMiB;
+    File f = OpenPatternFile("pipeline-unstreamed", size, 64);
+    Buffer b(size, kDevice);
+    ASSERT_EQ(Read(f, b, 0, size, 0), static_cast<ssize_t>(size));
+    EXPECT_EQ(hf_test_pattern_check(b.data(), size, 0, 64), -1);
+    EXPECT_EQ(fake_->pread_sizes, std::vector<size_t>(8, kMiB)) << "one pread per 1 MiB piece";
+}
+
+// A pread that ends short inside a bounce-sized step (end of file) ends the read there, exactly.
+TEST_F(FallbackPlugin, PipelineStreamedReadStopsExactlyAtEndOfFile)
+{
+    Init();
+    fake_->width = 4;
+    const size_t file_size = 3 * kMiB + 4097;
+    File f = OpenPatternFile("pipeline-streamed-eof", file_size, 65);
+    Buffer b(4 * kMiB, kDevice);
+    ASSERT_EQ(Read(f, b, 0, 4 * kMiB, 0), static_cast<ssize_t>(file_size));
+    EXPECT_EQ(hf_test_pattern_check(b.data(), file_size, 0, 65), -1);
+}
+
 } // namespace

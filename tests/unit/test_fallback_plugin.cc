@@ -61,15 +61,15 @@ TEST_F(FallbackPlugin, EntryLowersANewerCoreMinorToItsOwn)
 
 TEST_F(FallbackPlugin, OpsTableDeclaresEveryKeyOfTheGroup)
 {
-    ASSERT_EQ(ops_->setting_count, 11u);
+    ASSERT_EQ(ops_->setting_count, 12u);
     std::set<std::string> keys;
     for (unsigned i = 0; i < ops_->setting_count; i++)
         keys.insert(ops_->settings[i].key);
-    EXPECT_EQ(keys,
-              (std::set<std::string>{"chunk_size_kb", "staging_slots_per_device",
-                                     "split_threshold_kb", "inline_max_kb", "tail_window_kb",
-                                     "direct_io", "bounce_host_accessible", "pipeline_reads",
-                                     "pipeline_max_kb", "pipeline_piece_kb", "pipeline_block_kb"}));
+    EXPECT_EQ(keys, (std::set<std::string>{"chunk_size_kb", "staging_slots_per_device",
+                                           "split_threshold_kb", "inline_max_kb", "tail_window_kb",
+                                           "direct_io", "bounce_host_accessible", "pipeline_reads",
+                                           "pipeline_max_kb", "pipeline_piece_kb",
+                                           "pipeline_block_kb", "streaming_stores"}));
 }
 
 TEST_F(FallbackPlugin, EntryRefusesACoreOlderThanMinorFive)
