@@ -177,11 +177,17 @@ static int remote_score(void *backend, const struct hf_io_request *req, const ch
     return 100;
 }
 
+/* The kit's request check, plus the one thing only this backend can tell: the object is its own. */
+static int remote_request_check(const struct remote *rb, const struct hf_io_request *req)
+{
+    return hfp_request_check(rb->host, req,
+                             req->file_ctx == NULL ? "a file this backend did not open" : NULL);
+}
+
 static ssize_t remote_transfer_read(void *backend, const struct hf_io_request *req)
 {
     struct remote *rb = backend;
-    int rc = hfp_request_check(rb->host, req,
-                               req->file_ctx == NULL ? "a file this backend did not open" : NULL);
+    int rc = remote_request_check(rb, req);
     if (rc != 0)
         return rc;
     if (req->size == 0)
@@ -192,8 +198,7 @@ static ssize_t remote_transfer_read(void *backend, const struct hf_io_request *r
 static ssize_t remote_transfer_write(void *backend, const struct hf_io_request *req)
 {
     struct remote *rb = backend;
-    int rc = hfp_request_check(rb->host, req,
-                               req->file_ctx == NULL ? "a file this backend did not open" : NULL);
+    int rc = remote_request_check(rb, req);
     if (rc != 0)
         return rc;
     return remote_write(rb, req);
