@@ -1,5 +1,6 @@
 # hipfile-bench --sweep on the host runtime: the text report ends with one table row per call
-# size; with --json the one document holds a run per size and the "sweep" array, which
+# size, the ceiling's configuration marked +s where it streams its stores; with --json the one
+# document holds a run per size and the "sweep" array (with ceiling_streamed as the run says), which
 # plot_sweep.py turns into an SVG that must be well-formed XML naming every series; bad --sweep
 # values, --sweep with --io-size and a --file-size too small for a size are refused with exit
 # status 2 and a message naming the problem.
@@ -43,6 +44,19 @@ foreach(_column library pinned-h2d naive ceiling "ceiling at" "library/pinned" "
     message(FATAL_ERROR "the sweep table has no ${_column} column:\n${_table}")
   endif()
 endforeach()
+# Each row names the ceiling's threads x piece, +s where it streamed; the mark is then explained.
+set(_any_streamed FALSE)
+foreach(_row IN LISTS _rows)
+  if(NOT _row MATCHES " [0-9]+x[0-9]+[KMG]?(\\+s)? ")
+    message(FATAL_ERROR "a sweep row has no ceiling configuration:${_row}\n${_table}")
+  endif()
+  if(CMAKE_MATCH_1)
+    set(_any_streamed TRUE)
+  endif()
+endforeach()
+if(_any_streamed AND NOT _table MATCHES "\n  ceiling at: threads x piece, \\+s: streaming stores")
+  message(FATAL_ERROR "the sweep table marks a streamed ceiling without saying so:\n${_table}")
+endif()
 
 # JSON: one document, a run per size and a sweep row per size with each method's GB/s.
 set(_json ${WORK_DIR}/sweep.json)
@@ -69,6 +83,22 @@ foreach(_i 0 1)
       OR _threads LESS 1 OR NOT _over_pinned GREATER 0 OR NOT _over_ceiling GREATER 0)
     message(FATAL_ERROR "sweep row ${_i}: size ${_size} (run ${_run_size}), library ${_library}, "
       "ceiling ${_ceiling} at ${_threads} threads, ratios ${_over_pinned} ${_over_ceiling}")
+  endif()
+  # ceiling_streamed: a boolean, as the run's ceiling result says.
+  string(JSON _streamed_type TYPE "${_out}" sweep ${_i} ceiling_streamed)
+  string(JSON _streamed GET "${_out}" sweep ${_i} ceiling_streamed)
+  string(JSON _n_results LENGTH "${_out}" runs ${_i} results)
+  math(EXPR _last "${_n_results} - 1")
+  set(_run_streamed "")
+  foreach(_r RANGE 0 ${_last})
+    string(JSON _name GET "${_out}" runs ${_i} results ${_r} name)
+    if(_name STREQUAL "ceiling")
+      string(JSON _run_streamed GET "${_out}" runs ${_i} results ${_r} ceiling streamed)
+    endif()
+  endforeach()
+  if(NOT _streamed_type STREQUAL "BOOLEAN" OR NOT _streamed STREQUAL _run_streamed)
+    message(FATAL_ERROR "sweep row ${_i}: ceiling_streamed ${_streamed} (${_streamed_type}), "
+      "the run's ceiling.streamed ${_run_streamed}")
   endif()
 endforeach()
 

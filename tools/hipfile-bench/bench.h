@@ -37,8 +37,23 @@
 /** Most call sizes --sweep takes. */
 #define BENCH_MAX_SWEEP 32
 
-/** Most configurations the ceiling baseline's calibration tries (worker counts x piece sizes). */
-#define BENCH_CEILING_MAX_TRIALS 16
+/**
+ * Most configurations the ceiling baseline's calibration tries: worker counts x piece sizes, each
+ * with and without streaming stores (ceiling.c checks that they fit).
+ */
+#define BENCH_CEILING_MAX_TRIALS 32
+
+/**
+ * What the text report and the --sweep table append to a ceiling configuration whose pieces reach
+ * staging with streaming stores ("16x512K+s").
+ */
+#define BENCH_STREAMED_MARK "+s"
+
+/**
+ * Bytes of the bounce bench_pread_streamed reads through: as the library's fallback bounce, small
+ * enough to stay in the reading core's cache between the pread and the copy out of it.
+ */
+#define BENCH_STREAM_BOUNCE_SIZE ((size_t)256 * 1024)
 
 /** Set by SIGINT/SIGTERM: every loop stops at its next call and the program cleans up. */
 extern volatile sig_atomic_t bench_stop;
@@ -187,9 +202,20 @@ void bench_pattern_fill(void *buf, size_t size, uint64_t offset, uint64_t seed);
 bool bench_pattern_check(const void *buf, size_t size, uint64_t offset, uint64_t seed,
                          uint64_t *bad_offset_p);
 
-/** pread until @p size bytes are in @p buf. Returns 0, or -1 with errno set (EIO at end of file).
+/**
+ * pread until @p size bytes are in @p buf. Returns 0, or -1 with errno set (ENODATA at end of
+ * file).
  */
 int bench_pread_full(int fd, void *buf, size_t size, uint64_t offset);
+
+/**
+ * As bench_pread_full, but through @p bounce (BENCH_STREAM_BOUNCE_SIZE bytes): pread at most that
+ * much into it, then copy it on to @p buf with streaming stores (hfp_stream_copy), until @p size
+ * bytes are in @p buf. A device's copy engine then reads @p buf from memory instead of from lines
+ * the reading core holds modified, as the library's fallback arranges for its staging. Returns 0,
+ * or -1 with errno set (ENODATA at end of file).
+ */
+int bench_pread_streamed(int fd, void *buf, size_t size, uint64_t offset, void *bounce);
 
 /** pwrite until @p size bytes are in the file. Returns 0, or -1 with errno set. */
 int bench_pwrite_full(int fd, const void *buf, size_t size, uint64_t offset);
@@ -303,6 +329,7 @@ struct bench_group_result {
 struct bench_ceiling_trial {
     unsigned threads;  /**< worker threads, over every caller thread */
     size_t piece_size; /**< bytes each worker claims at a time */
+    bool streamed;     /**< pieces reach staging with streaming stores (bench_pread_streamed) */
     double gbps;       /**< bandwidth in the calibration */
 };
 
@@ -339,6 +366,7 @@ struct bench_result {
     bool is_ceiling;                     /**< ceiling_* below describe this result */
     unsigned ceiling_threads_per_caller; /**< worker threads of each caller thread's pipeline */
     size_t ceiling_piece_size;           /**< bytes per piece of the configuration measured */
+    bool ceiling_streamed;               /**< its pieces reach staging with streaming stores */
     bool ceiling_workers_spin;           /**< its workers spin for the next call, then sleep */
     bool ceiling_caller_spins;           /**< its callers spin for their call's end, then sleep */
     double ceiling_trial_s;              /**< seconds the calibration gave each configuration */
@@ -462,7 +490,8 @@ int bench_copy_bandwidth(const struct bench_ctx *ctx, enum bench_op op, uint64_t
  * The ceiling baseline for a read workload into device memory: the best bare pipeline for one
  * synchronous call of --io-size bytes (persistent workers, pinned double buffers, pieces claimed
  * from a shared counter, pread and hipMemcpyAsync per piece), calibrated over worker counts and
- * piece sizes, then measured like every method. Fills *result. Returns 0, or -1 after printing.
+ * piece sizes, each with and without streaming stores, then measured like every method. Fills
+ * *result. Returns 0, or -1 after printing.
  */
 int bench_ceiling_measure(const struct bench_ctx *ctx, struct bench_result *result);
 

@@ -1,16 +1,22 @@
 /*
  * The ceiling baseline: one synchronous read of --io-size bytes into device memory on the best
  * bare pipeline this machine has (ceiling_pool.c), so that what the library spends per call shows
- * as a ratio. A short calibration tries worker counts and piece sizes, as the H200 probe did; the
- * best is then measured like every other method: same file, call size, offsets, passes, --verify.
+ * as a ratio. A short calibration tries worker counts and piece sizes, as the H200 probe did, each
+ * with and without streaming stores into staging, as the library's fallback stages; the best is
+ * then measured like every other method: same file, call size, offsets, passes, --verify.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "ceiling.h"
+#include "common/stream_copy.h"
 
-/* Seconds each configuration gets in the calibration: at most 15 of them, 1.5 s in all. */
+/*
+ * Seconds each configuration gets in the calibration: at most 30 of them (15 where the CPU has no
+ * streaming stores), 3 s in all.
+ */
 #define TRIAL_S 0.1
 
 /* Worker threads over all caller threads, as the probe tried them; capped at the online CPUs. */
@@ -23,9 +29,16 @@ static const unsigned total_worker_counts[] = {8, 12, 16};
  */
 static const size_t piece_sizes[] = {256u << 10, 512u << 10, 1u << 20, 2u << 20, 4u << 20};
 
+/* Each worker count and piece size is tried plain and streamed. */
+_Static_assert(sizeof(total_worker_counts) / sizeof(total_worker_counts[0]) *
+                       (sizeof(piece_sizes) / sizeof(piece_sizes[0])) * 2 <=
+                   BENCH_CEILING_MAX_TRIALS,
+               "BENCH_CEILING_MAX_TRIALS holds every configuration of the calibration");
+
 struct bench_ceiling_shape {
     unsigned threads_per_caller;
     size_t piece_size;
+    bool streamed;
     bool workers_spin, caller_spins;
     struct ceiling_pool **pools; /* one per caller thread, by bench_thread.index */
 };
@@ -38,8 +51,8 @@ static int ceiling_setup(struct bench_thread *t)
     struct ceiling_pool *pool = shape->pools[t->index];
     t->buf = ceiling_pool_device_buffer(pool);
     t->buf_on_device = true;
-    if (ceiling_pool_start(pool, shape->threads_per_caller, shape->piece_size, t->fd,
-                           shape->workers_spin, shape->caller_spins) != 0)
+    if (ceiling_pool_start(pool, shape->threads_per_caller, shape->piece_size, shape->streamed,
+                           t->fd, shape->workers_spin, shape->caller_spins) != 0)
         return -1;
     t->api = pool;
     return 0;
@@ -75,7 +88,10 @@ static struct bench_method ceiling_method(unsigned callers)
 
 /*
  * The configurations to try, fewest workers first. Pieces above half the call would leave workers
- * idle, so only the smallest piece is tried for a call that small.
+ * idle, so only the smallest piece is tried for a call that small. Each is tried plain and, where
+ * the CPU has streaming stores, streamed: which wins depends on the piece size and on how the
+ * machine's copy engine reads lines a core holds modified, so only measuring both keeps this the
+ * best bare pipeline.
  */
 static unsigned trials_make(const struct bench_ctx *ctx, unsigned callers,
                             struct bench_ceiling_trial *trials)
@@ -83,6 +99,7 @@ static unsigned trials_make(const struct bench_ctx *ctx, unsigned callers,
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     unsigned cap = cpus > 1 ? (unsigned)cpus : 1, last_per_caller = 0, n = 0;
     size_t io_size = ctx->opts->io_size;
+    bool streams = hfp_stream_copy_available();
     for (size_t c = 0; c < sizeof(total_worker_counts) / sizeof(total_worker_counts[0]); c++) {
         unsigned total = total_worker_counts[c] < cap ? total_worker_counts[c] : cap;
         unsigned per_caller = total / callers > 0 ? total / callers : 1;
@@ -92,8 +109,14 @@ static unsigned trials_make(const struct bench_ctx *ctx, unsigned callers,
         for (size_t p = 0; p < sizeof(piece_sizes) / sizeof(piece_sizes[0]); p++) {
             if (p > 0 && 2 * piece_sizes[p] > io_size)
                 break;
-            trials[n++] = (struct bench_ceiling_trial){.threads = per_caller * callers,
-                                                       .piece_size = piece_sizes[p]};
+            struct bench_ceiling_trial trial = {.threads = per_caller * callers,
+                                                .piece_size = piece_sizes[p]};
+            assert(n + (streams ? 2 : 1) <= BENCH_CEILING_MAX_TRIALS);
+            trials[n++] = trial;
+            if (streams) {
+                trial.streamed = true;
+                trials[n++] = trial;
+            }
         }
     }
     return n;
@@ -111,6 +134,7 @@ static struct bench_ceiling_shape shape_of(const struct bench_ceiling_trial *tri
     return (struct bench_ceiling_shape){
         .threads_per_caller = per_caller,
         .piece_size = trial->piece_size,
+        .streamed = trial->streamed,
         .workers_spin = (long)callers * per_caller <= cpus,
         .caller_spins = (long)callers * (per_caller + 1) <= cpus,
         .pools = pools,
@@ -140,9 +164,10 @@ static int calibrate(const struct bench_ctx *ctx, unsigned callers, struct ceili
         struct bench_ceiling_shape shape = shape_of(&trials[i], callers, pools);
         char piece[32];
         if (ctx->progress)
-            fprintf(stderr, "\r\033[K%s ceiling: calibrating %u of %u (%u threads, %s pieces)",
+            fprintf(stderr, "\r\033[K%s ceiling: calibrating %u of %u (%u threads, %s pieces%s)",
                     ctx->wl->name, i + 1, n, trials[i].threads,
-                    bench_size_short(trials[i].piece_size, piece, sizeof(piece)));
+                    bench_size_short(trials[i].piece_size, piece, sizeof(piece)),
+                    trials[i].streamed ? ", streaming stores" : "");
         quick_ctx.ceiling = &shape;
         if (bench_measure(&quick_ctx, &method, result) != 0) {
             char why[sizeof(result->note)];
@@ -180,6 +205,7 @@ static int measure_best(const struct bench_ctx *ctx, unsigned callers, struct ce
     result->threads = trials[best].threads;
     result->ceiling_threads_per_caller = shape.threads_per_caller;
     result->ceiling_piece_size = shape.piece_size;
+    result->ceiling_streamed = shape.streamed;
     result->ceiling_workers_spin = shape.workers_spin;
     result->ceiling_caller_spins = shape.caller_spins;
     result->ceiling_trial_s = TRIAL_S;

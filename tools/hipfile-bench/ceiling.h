@@ -24,9 +24,9 @@ struct ceiling_error {
 
 /**
  * Make a pool of up to @p max_workers workers: for each a non-blocking stream, two pinned staging
- * buffers of @p staging_size bytes and an event per buffer; and a device buffer of @p call_size
- * bytes for the calls. Runs on a thread whose current device is @p device. 0, or -1 after
- * printing.
+ * buffers of @p staging_size bytes, an event per buffer and a host bounce of
+ * BENCH_STREAM_BOUNCE_SIZE bytes for streamed starts; and a device buffer of @p call_size bytes
+ * for the calls. Runs on a thread whose current device is @p device. 0, or -1 after printing.
  */
 int ceiling_pool_create(unsigned max_workers, size_t staging_size, size_t call_size, int device,
                         struct ceiling_pool **pool_p);
@@ -39,12 +39,14 @@ void *ceiling_pool_device_buffer(const struct ceiling_pool *pool);
 
 /**
  * Start @p workers worker threads (at most max_workers) that read @p fd in pieces of
- * @p piece_size bytes (at most staging_size). With @p workers_spin they spin briefly for the next
- * call before sleeping; with @p caller_spins the caller does so for the end of its call. 0, or -1
- * after printing (nothing left running).
+ * @p piece_size bytes (at most staging_size). With @p streamed each piece is read through the
+ * worker's bounce and stored into staging with streaming stores (bench_pread_streamed), as the
+ * library's fallback stages page-cache reads; without, it is read straight into staging. With
+ * @p workers_spin they spin briefly for the next call before sleeping; with @p caller_spins the
+ * caller does so for the end of its call. 0, or -1 after printing (nothing left running).
  */
-int ceiling_pool_start(struct ceiling_pool *pool, unsigned workers, size_t piece_size, int fd,
-                       bool workers_spin, bool caller_spins);
+int ceiling_pool_start(struct ceiling_pool *pool, unsigned workers, size_t piece_size,
+                       bool streamed, int fd, bool workers_spin, bool caller_spins);
 
 /** Stop and join the worker threads; the buffers stay for the next start. */
 void ceiling_pool_stop(struct ceiling_pool *pool);

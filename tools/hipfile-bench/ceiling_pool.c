@@ -1,8 +1,9 @@
 /*
  * The ceiling baseline's pipeline for one caller thread: persistent workers, each with its own
  * stream and pinned double buffer, claim pieces of a call from a shared counter, pread each piece
- * into one buffer while the copy out of the other is in flight, and synchronize their stream once
- * at the end of the call. Nothing is allocated and no thread is started while a call runs.
+ * into one buffer (directly, or through a small bounce with streaming stores) while the copy out
+ * of the other is in flight, and synchronize their stream once at the end of the call. Nothing is
+ * allocated and no thread is started while a call runs.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -26,6 +27,9 @@
  */
 #define CALLER_SPIN_NS 2000000ull
 
+/* Bytes of a cache line on every CPU this runs on, the bounce's alignment. */
+#define BOUNCE_ALIGN 64
+
 /* A word one thread waits on for a change: it spins first, then sleeps on a condition variable. */
 struct park {
     _Atomic unsigned word;
@@ -41,6 +45,11 @@ struct ceiling_worker {
     hipStream_t stream;
     void *staging[2];
     hipEvent_t copied[2]; /* recorded after the copy out of staging[i] */
+    /*
+     * Streamed starts pread into this, then stream it on to staging. Ordinary memory: only this
+     * worker's core touches it, and it should stay in that core's cache.
+     */
+    void *bounce;
 };
 
 struct ceiling_pool {
@@ -51,6 +60,7 @@ struct ceiling_pool {
     /* set by ceiling_pool_start */
     unsigned started;
     size_t piece_size;
+    bool streamed;
     int fd;
     uint64_t worker_spin_ns, caller_spin_ns;
     atomic_bool quit;
@@ -166,7 +176,10 @@ static void worker_run_call(struct ceiling_worker *w)
             call_fail_hip(pool, "hipEventSynchronize", offset, err);
             break;
         }
-        if (bench_pread_full(pool->fd, w->staging[b], n, offset) != 0) {
+        int read_rc = pool->streamed
+                          ? bench_pread_streamed(pool->fd, w->staging[b], n, offset, w->bounce)
+                          : bench_pread_full(pool->fd, w->staging[b], n, offset);
+        if (read_rc != 0) {
             call_fail(pool, "pread", offset,
                       errno == ENODATA ? "unexpected end of file" : strerror(errno));
             break;
@@ -232,10 +245,11 @@ int ceiling_pool_read(struct ceiling_pool *pool, uint64_t offset, size_t size,
     return -1;
 }
 
-int ceiling_pool_start(struct ceiling_pool *pool, unsigned workers, size_t piece_size, int fd,
-                       bool workers_spin, bool caller_spins)
+int ceiling_pool_start(struct ceiling_pool *pool, unsigned workers, size_t piece_size,
+                       bool streamed, int fd, bool workers_spin, bool caller_spins)
 {
     pool->piece_size = piece_size;
+    pool->streamed = streamed;
     pool->fd = fd;
     pool->worker_spin_ns = workers_spin ? WORKER_SPIN_NS : 0;
     pool->caller_spin_ns = caller_spins ? CALLER_SPIN_NS : 0;
@@ -282,11 +296,19 @@ static int worker_buffers_create(struct ceiling_worker *w, size_t staging_size)
             return bench_hip_error("hipEventCreateWithFlags", err);
         }
     }
+    /* Aligned to a cache line, so that each copy out of it loads whole lines. */
+    w->bounce = aligned_alloc(BOUNCE_ALIGN, BENCH_STREAM_BOUNCE_SIZE);
+    if (w->bounce == NULL) {
+        fprintf(stderr, BENCH_NAME ": ceiling: no memory for a %zu-byte bounce buffer\n",
+                BENCH_STREAM_BOUNCE_SIZE);
+        return -1;
+    }
     return 0;
 }
 
 static void worker_buffers_destroy(struct ceiling_worker *w)
 {
+    free(w->bounce);
     for (unsigned b = 0; b < 2; b++) {
         if (w->copied[b] != NULL)
             (void)hipEventDestroy(w->copied[b]);

@@ -331,6 +331,8 @@ static void print_multi_device(const struct bench_result *results, unsigned n)
 /* The ceiling's configuration and every one its calibration tried, with what each gave. */
 static void print_ceiling(const struct bench_result *results, unsigned n)
 {
+    /* A worker count's configurations share a line, the plain and streamed ones of a piece too. */
+    const unsigned trials_per_line = 6;
     for (unsigned i = 0; i < n; i++) {
         const struct bench_result *r = &results[i];
         char piece[32];
@@ -339,16 +341,22 @@ static void print_ceiling(const struct bench_result *results, unsigned n)
         printf("  ceiling: %u worker thread%s", r->threads, r->threads == 1 ? "" : "s");
         if (r->threads != r->ceiling_threads_per_caller)
             printf(" (%u per caller thread)", r->ceiling_threads_per_caller);
-        printf(", %s pieces; workers %s, caller %s; best of %u configurations tried %.1f s each "
-               "(threads x piece GB/s):",
+        printf(", %s pieces%s; workers %s, caller %s; best of %u configurations tried %.1f s each "
+               "(threads x piece GB/s, " BENCH_STREAMED_MARK ": streaming stores):",
                bench_size_text(r->ceiling_piece_size, piece, sizeof(piece)),
+               r->ceiling_streamed ? ", streaming stores" : "",
                r->ceiling_workers_spin ? "spin, then sleep" : "sleep",
                r->ceiling_caller_spins ? "spins, then sleeps" : "sleeps", r->n_ceiling_trials,
                r->ceiling_trial_s);
+        unsigned on_line = 0;
         for (unsigned k = 0; k < r->n_ceiling_trials; k++) {
             const struct bench_ceiling_trial *trial = &r->ceiling_trials[k];
-            printf("%s%ux%s %.3f", k % 5 == 0 ? "\n    " : ", ", trial->threads,
-                   bench_size_short(trial->piece_size, piece, sizeof(piece)), trial->gbps);
+            bool new_line = k == 0 || on_line == trials_per_line ||
+                            trial->threads != r->ceiling_trials[k - 1].threads;
+            on_line = new_line ? 1 : on_line + 1;
+            printf("%s%ux%s%s %.3f", new_line ? "\n    " : ", ", trial->threads,
+                   bench_size_short(trial->piece_size, piece, sizeof(piece)),
+                   trial->streamed ? BENCH_STREAMED_MARK : "", trial->gbps);
         }
         printf("\n");
     }
@@ -559,15 +567,16 @@ static void json_ceiling(const struct bench_result *r)
     if (!r->is_ceiling)
         return;
     printf(",\"ceiling\":{\"threads\":%u,\"threads_per_caller\":%u,\"piece_bytes\":%zu,"
-           "\"workers_spin\":%s,\"caller_spins\":%s,\"trial_seconds\":",
+           "\"streamed\":%s,\"workers_spin\":%s,\"caller_spins\":%s,\"trial_seconds\":",
            r->threads, r->ceiling_threads_per_caller, r->ceiling_piece_size,
-           r->ceiling_workers_spin ? "true" : "false", r->ceiling_caller_spins ? "true" : "false");
+           r->ceiling_streamed ? "true" : "false", r->ceiling_workers_spin ? "true" : "false",
+           r->ceiling_caller_spins ? "true" : "false");
     json_number(r->ceiling_trial_s);
     printf(",\"trials\":[");
     for (unsigned k = 0; k < r->n_ceiling_trials; k++) {
         const struct bench_ceiling_trial *trial = &r->ceiling_trials[k];
-        printf("%s{\"threads\":%u,\"piece_bytes\":%zu,\"gbps\":", k ? "," : "", trial->threads,
-               trial->piece_size);
+        printf("%s{\"threads\":%u,\"piece_bytes\":%zu,\"streamed\":%s,\"gbps\":", k ? "," : "",
+               trial->threads, trial->piece_size, trial->streamed ? "true" : "false");
         json_number(trial->gbps);
         printf("}");
     }

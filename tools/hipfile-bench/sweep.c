@@ -25,6 +25,7 @@ struct sweep_row {
     struct sweep_cell *cells; /* cells[0] is the library's first method, as results[0] is */
     unsigned ceiling_threads; /* 0: the ceiling did not run */
     size_t ceiling_piece_size;
+    bool ceiling_streamed;
 };
 
 struct bench_sweep {
@@ -86,6 +87,7 @@ static bool keep_row(struct bench_sweep *sweep, const struct bench_ctx *ctx,
         if (results[i].is_ceiling && cell->ran) {
             row->ceiling_threads = results[i].threads;
             row->ceiling_piece_size = results[i].ceiling_piece_size;
+            row->ceiling_streamed = results[i].ceiling_streamed;
         }
     }
     sweep->n_rows++;
@@ -177,7 +179,7 @@ static void print_table(const struct bench_sweep *sweep, const struct bench_work
     unsigned n_columns = table_columns(sweep, wl, columns, 64);
     char size[32], over_pinned[96], over_ceiling[96];
     const char *library = NULL;
-    bool any_pinned = false, any_ceiling = false;
+    bool any_pinned = false, any_ceiling = false, any_streamed = false;
     if (n_columns == 0)
         return;
     for (unsigned r = 0; r < sweep->n_rows; r++) {
@@ -186,6 +188,7 @@ static void print_table(const struct bench_sweep *sweep, const struct bench_work
         library = library != NULL ? library : sweep->rows[r].cells[0].label;
         any_pinned |= cell_of(&sweep->rows[r], NULL, "pinned-") != NULL;
         any_ceiling |= sweep->rows[r].ceiling_threads != 0;
+        any_streamed |= sweep->rows[r].ceiling_threads != 0 && sweep->rows[r].ceiling_streamed;
     }
     snprintf(over_pinned, sizeof(over_pinned), "%s/pinned", library);
     snprintf(over_ceiling, sizeof(over_ceiling), "%s/ceiling", library);
@@ -216,8 +219,9 @@ static void print_table(const struct bench_sweep *sweep, const struct bench_work
         if (any_ceiling) {
             char at[48] = "-";
             if (row->ceiling_threads != 0)
-                snprintf(at, sizeof(at), "%ux%s", row->ceiling_threads,
-                         bench_size_short(row->ceiling_piece_size, size, sizeof(size)));
+                snprintf(at, sizeof(at), "%ux%s%s", row->ceiling_threads,
+                         bench_size_short(row->ceiling_piece_size, size, sizeof(size)),
+                         row->ceiling_streamed ? BENCH_STREAMED_MARK : "");
             printf(" %10s", at);
         }
         if (any_pinned)
@@ -226,6 +230,8 @@ static void print_table(const struct bench_sweep *sweep, const struct bench_work
             print_ratio(library_over(row, "ceiling"), (int)strlen(over_ceiling));
         printf("\n");
     }
+    if (any_streamed)
+        printf("  ceiling at: threads x piece, " BENCH_STREAMED_MARK ": streaming stores\n");
 }
 
 /* ---- The JSON document ---------------------------------------------------------------------- */
@@ -245,9 +251,10 @@ static void json_row(const struct sweep_row *row)
     }
     printf("},\"ceiling_threads\":");
     if (row->ceiling_threads != 0)
-        printf("%u,\"ceiling_piece_bytes\":%zu", row->ceiling_threads, row->ceiling_piece_size);
+        printf("%u,\"ceiling_piece_bytes\":%zu,\"ceiling_streamed\":%s", row->ceiling_threads,
+               row->ceiling_piece_size, row->ceiling_streamed ? "true" : "false");
     else
-        printf("null,\"ceiling_piece_bytes\":null");
+        printf("null,\"ceiling_piece_bytes\":null,\"ceiling_streamed\":null");
     printf(",\"library_over_pinned\":");
     bench_json_number(library_over(row, "pinned-"));
     printf(",\"library_over_ceiling\":");
