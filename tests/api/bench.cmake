@@ -1,7 +1,7 @@
 # Smoke test of hipfile-bench on the host runtime: a small file, every workload kind and every
 # baseline with --verify, whose JSON must parse and report every method ran and matched; host
-# memory buffers; the baselines' thread count as their rows show it; --help; a bad option; and a
-# corrupted file that --verify must catch.
+# memory buffers; the async API waiting by polling (--async-wait poll); the baselines' thread count
+# as their rows show it; --help; a bad option; and a corrupted file that --verify must catch.
 #
 # Included by tests/api/CMakeLists.txt to register the test; ctest runs this same file as
 # cmake -DEXE=<hipfile-bench> -DWORK_DIR=<scratch directory> -P bench.cmake.
@@ -16,7 +16,12 @@ hf_bench_script_begin()
 
 # Every JSON line of _out must parse, say ok, and hold a library result that moved every byte of
 # _bytes_per_pass (one pass), plus each result that ran must have moved data without a mismatch.
+# The library's result is the first, named "library" or the optional fourth argument.
 function(check_json _out _want_lines _bytes_per_pass)
+  set(_first library)
+  if(ARGC GREATER 3)
+    set(_first ${ARGV3})
+  endif()
   string(REGEX MATCHALL "[^\n]+" _lines "${_out}")
   list(LENGTH _lines _n)
   if(NOT _n EQUAL _want_lines)
@@ -43,7 +48,7 @@ function(check_json _out _want_lines _bytes_per_pass)
       string(JSON _note GET "${_line}" results ${_i} note)
       if(_i EQUAL 0)
         string(JSON _bytes GET "${_line}" results 0 bytes)
-        if(NOT _name STREQUAL "library" OR NOT _ran OR NOT _bytes EQUAL _bytes_per_pass)
+        if(NOT _name STREQUAL _first OR NOT _ran OR NOT _bytes EQUAL _bytes_per_pass)
           message(FATAL_ERROR "${_workload}: first result ${_name} ran=${_ran} moved ${_bytes} "
             "bytes, expected the library moving ${_bytes_per_pass}:\n${_line}")
         endif()
@@ -84,6 +89,39 @@ foreach(_want library-async library-batch sync-seq "library-async/library" "libr
     message(FATAL_ERROR "--api all: no result or ratio named ${_want}:\n${_out}")
   endif()
 endforeach()
+# Without --async-wait the async method waits in hipStreamSynchronize, and the JSON says so.
+string(FIND "${_out}" "\"async_wait\":\"sync\"" _at)
+if(_at LESS 0)
+  message(FATAL_ERROR "--api all without --async-wait: no \"async_wait\":\"sync\":\n${_out}")
+endif()
+
+# --async-wait poll: each async call's stream polled with hipStreamQuery instead, verified; reads
+# and writes, so both async calls are waited for that way.
+bench_run(0 --file ${WORK_DIR}/bench.dat -f 16M -s 256K -t 2 -w seq-read,seq-write --api async
+  --async-wait poll -b none -p 1 --warmup 0 --verify --json)
+check_json("${_out}" 2 16777216 library-async)
+string(REGEX MATCHALL "[^\n]+" _lines "${_out}")
+foreach(_line IN LISTS _lines)
+  string(JSON _wait GET "${_line}" config async_wait)
+  if(NOT _wait STREQUAL "poll")
+    message(FATAL_ERROR "--async-wait poll: the JSON says async_wait=${_wait}:\n${_line}")
+  endif()
+endforeach()
+# The text report says how the async method waited.
+bench_run(0 --file ${WORK_DIR}/bench.dat -f 16M -s 256K --api sync,async --async-wait poll
+  -b none -p 1 --warmup 0)
+if(NOT _out MATCHES "library-async waits by polling hipStreamQuery")
+  message(FATAL_ERROR "the text report does not say how library-async waited:\n${_out}")
+endif()
+# Taken without async, which does not use it; the report then says nothing of it.
+bench_run(0 --file ${WORK_DIR}/bench.dat -f 16M -s 256K --async-wait poll -b none -p 1 --warmup 0)
+if(_out MATCHES "library-async")
+  message(FATAL_ERROR "--async-wait without --api async mentions library-async:\n${_out}")
+endif()
+bench_run(2 --async-wait bogus)
+if(NOT _err MATCHES "--async-wait 'bogus'")
+  message(FATAL_ERROR "a bad --async-wait is not named in the error:\n${_err}")
+endif()
 
 # A batch larger than properties.max_batch_io_count's default (128) runs as documented: the bench
 # raises the limit for its own process.
@@ -111,7 +149,8 @@ if(NOT _out MATCHES "raw and O_DIRECT baselines at 8 threads \\(executor threads
 endif()
 
 bench_run(0 --help)
-if(NOT _out MATCHES "--baselines" OR NOT _out MATCHES "--drop-cache" OR NOT _out MATCHES "--api")
+if(NOT _out MATCHES "--baselines" OR NOT _out MATCHES "--drop-cache" OR NOT _out MATCHES "--api"
+   OR NOT _out MATCHES "--async-wait")
   message(FATAL_ERROR "--help does not document the options:\n${_out}")
 endif()
 

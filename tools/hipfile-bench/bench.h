@@ -85,6 +85,19 @@ enum bench_api {
     BENCH_API_BATCH = 1u << 2  /**< --batch-entries calls per hipFileBatchIOSubmit */
 };
 
+/**
+ * How the async method waits for each call's stream (--async-wait). The runtimes' default wait
+ * spins a CPU per waiting thread, which the library's I/O threads may need; poll shows the async
+ * path when the program leaves its CPUs to them.
+ */
+enum bench_async_wait {
+    BENCH_ASYNC_WAIT_SYNC, /**< hipStreamSynchronize, the runtime's own wait (the default) */
+    BENCH_ASYNC_WAIT_POLL  /**< hipStreamQuery until done, sleeping BENCH_ASYNC_POLL_NS between */
+};
+
+/** Sleep between two hipStreamQuery calls of --async-wait poll, in nanoseconds. */
+#define BENCH_ASYNC_POLL_NS 20000L
+
 /** One workload of --workload. */
 struct bench_workload {
     const char *name; /**< as written on the command line and in the report */
@@ -125,6 +138,8 @@ struct bench_options {
     unsigned apis;             /**< BENCH_API_* bits: the library method once per API */
     unsigned batch_entries;    /**< entries per batch of the batch API */
     bool device_given;         /**< --device was on the command line */
+    /** How the async API waits for each call; taken with any --api, used only with async. */
+    enum bench_async_wait async_wait;
     /** --backends: each backend, in order, serves the library methods in a process of its own. */
     char backends[BENCH_MAX_BACKENDS][BENCH_BACKEND_NAME];
     unsigned n_backends;            /**< names in backends (0: the library's own choice) */
@@ -142,6 +157,9 @@ struct bench_options {
  * (exit 0), or -1 after printing what was wrong (exit 2).
  */
 int bench_options_parse(int argc, char **argv, struct bench_options *opts_p);
+
+/** The word --async-wait takes for @p wait ("sync", "poll"), as the report writes it. */
+const char *bench_async_wait_name(enum bench_async_wait wait);
 
 /** Print the --help text on stdout. */
 void bench_print_usage(void);

@@ -45,6 +45,7 @@ enum long_only {
     OPT_DEVICES,
     OPT_BACKEND_WORKER,
     OPT_SWEEP,
+    OPT_ASYNC_WAIT,
 };
 
 static const struct option long_options[] = {
@@ -75,6 +76,7 @@ static const struct option long_options[] = {
     {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
     {"api", required_argument, NULL, OPT_API},
     {"batch-entries", required_argument, NULL, OPT_BATCH_ENTRIES},
+    {"async-wait", required_argument, NULL, OPT_ASYNC_WAIT},
     {"backends", required_argument, NULL, OPT_BACKENDS},
     {"devices", required_argument, NULL, OPT_DEVICES},
     {"sweep", required_argument, NULL, OPT_SWEEP},
@@ -353,6 +355,26 @@ static int parse_mem(const char *text, enum bench_mem *mem_p)
     return 0;
 }
 
+/* Indexed by enum bench_async_wait: what --async-wait takes and the report prints. */
+static const char *const async_wait_names[] = {"sync", "poll"};
+
+const char *bench_async_wait_name(enum bench_async_wait wait)
+{
+    return async_wait_names[wait];
+}
+
+/* Taken whatever --api says: only the async method waits, the others ignore it. */
+static int parse_async_wait(const char *text, enum bench_async_wait *wait_p)
+{
+    if (strcmp(text, async_wait_names[BENCH_ASYNC_WAIT_SYNC]) == 0)
+        *wait_p = BENCH_ASYNC_WAIT_SYNC;
+    else if (strcmp(text, async_wait_names[BENCH_ASYNC_WAIT_POLL]) == 0)
+        *wait_p = BENCH_ASYNC_WAIT_POLL;
+    else
+        return bad_value("async-wait", text, "must be sync or poll");
+    return 0;
+}
+
 /*
  * What one call size needs of the other options; @p option names where it came from ("--io-size",
  * or "a --sweep size").
@@ -456,6 +478,7 @@ int bench_options_parse(int argc, char **argv, struct bench_options *opts_p)
         .progress = -1,
         .apis = BENCH_API_SYNC,
         .batch_entries = 128,
+        .async_wait = BENCH_ASYNC_WAIT_SYNC,
         .worker_fds = {-1, -1},
     };
     bool time_given = false, passes_given = false, iterations_given = false;
@@ -577,6 +600,9 @@ int bench_options_parse(int argc, char **argv, struct bench_options *opts_p)
         case OPT_BATCH_ENTRIES:
             rc = parse_count("batch-entries", optarg, 1, 1024, &v);
             o.batch_entries = (unsigned)v;
+            break;
+        case OPT_ASYNC_WAIT:
+            rc = parse_async_wait(optarg, &o.async_wait);
             break;
         case 'h':
             bench_print_usage();

@@ -386,6 +386,11 @@ static void print_text(const struct bench_ctx *ctx, const struct bench_env *env,
     else
         printf("  raw and O_DIRECT baselines at %u threads (%s)\n", running,
                baseline_threads_reason(ctx));
+    if (o->apis & BENCH_API_ASYNC)
+        printf("  library-async waits %s\n",
+               o->async_wait == BENCH_ASYNC_WAIT_POLL
+                   ? "by polling hipStreamQuery, 20 us sleeps between (--async-wait poll)"
+                   : "in hipStreamSynchronize (--async-wait sync)");
     if (o->n_backends != 0)
         printf("  library methods served by each of --backends in its own process, passes "
                "interleaved\n");
@@ -512,12 +517,15 @@ static void json_config(const struct bench_ctx *ctx)
     for (unsigned i = 0; i < o->n_devices; i++)
         printf("%s%d", i ? "," : "", o->devices[i]);
     printf("],");
-    printf("\"apis\":[%s%s%s%s%s],\"batch_entries\":%u},",
+    printf("\"apis\":[%s%s%s%s%s],\"batch_entries\":%u,",
            (o->apis & BENCH_API_SYNC) ? "\"sync\"" : "",
            (o->apis & BENCH_API_SYNC) && (o->apis & ~BENCH_API_SYNC) ? "," : "",
            (o->apis & BENCH_API_ASYNC) ? "\"async\"" : "",
            (o->apis & BENCH_API_ASYNC) && (o->apis & BENCH_API_BATCH) ? "," : "",
            (o->apis & BENCH_API_BATCH) ? "\"batch\"" : "", o->batch_entries);
+    /* Always present, so that a document says the mode whichever APIs ran. */
+    json_key_string("async_wait", bench_async_wait_name(o->async_wait), false);
+    printf("},");
 }
 
 /* --backends: what the statistics of the backend's process say served it. */
