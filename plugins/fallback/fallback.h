@@ -53,6 +53,8 @@ struct fallback_settings {
 /** Smallest and largest pieces a pipeline reads the file in, and its smallest copy. */
 #define FALLBACK_PIPELINE_PIECE_MIN ((size_t)64 * 1024)
 #define FALLBACK_PIPELINE_PIECE_MAX ((size_t)1024 * 1024)
+/** Largest piece a pipeline chooses by itself (pipeline_piece_kb = 0; decision 43). */
+#define FALLBACK_PIPELINE_PIECE_AUTO_MAX ((size_t)128 * 1024)
 #define FALLBACK_PIPELINE_BLOCK_MIN ((size_t)256 * 1024)
 
 /** The core's settings one request follows, read as it starts (fallback_settings.c). */

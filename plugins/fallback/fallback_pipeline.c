@@ -406,9 +406,12 @@ static size_t page_divisor(size_t whole, size_t target)
 
 /*
  * Block and piece sizes for @p lanes readers: pieces small enough that every lane gets a couple,
- * so all start at once and the last ends soon after the first; blocks of a quarter of the request,
- * so the first copy starts early, but no smaller than the copy engine runs well with. Both are
- * powers of two dividing the buffer, so pieces never straddle blocks nor blocks buffers.
+ * so all start at once and the last ends soon after the first, and no larger than 128 KiB (with
+ * streaming stores, 128 KiB pieces moved 16 MiB calls faster than 256 KiB ones in six pairings of
+ * six on the H200, and 64 MiB calls faster than 1 MiB ones in five of six; docs/performance.rst);
+ * blocks of a quarter of the request, so the first copy starts early, but no smaller than the copy
+ * engine runs well with. Both are powers of two dividing the buffer, so pieces never straddle
+ * blocks nor blocks buffers.
  */
 static void pipe_plan(struct pipe *p, unsigned lanes)
 {
@@ -416,8 +419,11 @@ static void pipe_plan(struct pipe *p, unsigned lanes)
     size_t size = p->io->size;
     size_t buf_size = p->buf_size;
     size_t piece = set->pipeline_piece;
-    if (piece == 0)
+    if (piece == 0) {
         piece = size / (2 * (size_t)lanes);
+        if (piece > FALLBACK_PIPELINE_PIECE_AUTO_MAX)
+            piece = FALLBACK_PIPELINE_PIECE_AUTO_MAX;
+    }
     size_t block = set->pipeline_block;
     if (block == 0)
         block = size / 4;

@@ -154,6 +154,22 @@ TEST_F(FallbackPlugin, PipelineWithoutStreamingStoresReadsWholePiecesIntoStaging
     EXPECT_EQ(fake_->pread_sizes, std::vector<size_t>(8, kMiB)) << "one pread per 1 MiB piece";
 }
 
+// Pieces the pipeline chooses by itself are at most 128 KiB, however few readers share a large
+// request (decision 43); a piece set in pipeline_piece_kb may be larger (the test above).
+TEST_F(FallbackPlugin, PipelineChoosesPiecesOfAtMost128KiB)
+{
+    SetConfigBool("streaming_stores", false);
+    Init();
+    fake_->width = 2;
+    const size_t size = 16 * kMiB;
+    File f = OpenPatternFile("pipeline-auto-piece", size, 66);
+    Buffer b(size, kDevice);
+    ASSERT_EQ(Read(f, b, 0, size, 0), static_cast<ssize_t>(size));
+    EXPECT_EQ(hf_test_pattern_check(b.data(), size, 0, 66), -1);
+    EXPECT_EQ(fake_->pread_sizes, std::vector<size_t>(128, 128 * kKiB))
+        << "16 MiB over two readers is 128 pieces of 128 KiB, not four of 4 MiB";
+}
+
 // A pread that ends short inside a bounce-sized step (end of file) ends the read there, exactly.
 TEST_F(FallbackPlugin, PipelineStreamedReadStopsExactlyAtEndOfFile)
 {
