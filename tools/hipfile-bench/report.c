@@ -386,11 +386,14 @@ static void print_text(const struct bench_ctx *ctx, const struct bench_env *env,
     else
         printf("  raw and O_DIRECT baselines at %u threads (%s)\n", running,
                baseline_threads_reason(ctx));
-    if (o->apis & BENCH_API_ASYNC)
-        printf("  library-async waits %s\n",
-               o->async_wait == BENCH_ASYNC_WAIT_POLL
-                   ? "by polling hipStreamQuery, 20 us sleeps between (--async-wait poll)"
-                   : "in hipStreamSynchronize (--async-wait sync)");
+    if (o->apis & BENCH_API_ASYNC) {
+        if (o->async_wait == BENCH_ASYNC_WAIT_POLL)
+            printf("  library-async waits by polling hipStreamQuery, %ld us sleeps between "
+                   "(--async-wait poll)\n",
+                   BENCH_ASYNC_POLL_NS / 1000);
+        else
+            printf("  library-async waits in hipStreamSynchronize (--async-wait sync)\n");
+    }
     if (o->n_backends != 0)
         printf("  library methods served by each of --backends in its own process, passes "
                "interleaved\n");
