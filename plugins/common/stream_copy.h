@@ -14,6 +14,13 @@ extern "C" {
 #endif
 
 /**
+ * Bytes of a bounce buffer that a reader fills and then streams on with hfp_stream_copy: small
+ * enough to stay in the reading core's cache between the two, large enough that the read's fixed
+ * cost stays small next to it.
+ */
+#define HFP_STREAM_BOUNCE_SIZE ((size_t)256 * 1024)
+
+/**
  * Whether this CPU has stores that bypass its caches (non-temporal stores: every x86-64 CPU). Where
  * it has none, hfp_stream_copy is a plain memcpy.
  */

@@ -67,7 +67,7 @@ struct fallback_limits {
 
 /** Bounce buffers for staged reads from the page cache: how many, how large, their alignment. */
 #define FALLBACK_BOUNCE_SLOTS 64
-#define FALLBACK_BOUNCE_SIZE ((size_t)256 * 1024)
+#define FALLBACK_BOUNCE_SIZE HFP_STREAM_BOUNCE_SIZE
 #define FALLBACK_BOUNCE_ALIGN ((size_t)4096)
 /** Smallest staged read whose page-cache bytes are streamed (fallback.streaming_stores). */
 #define FALLBACK_STREAM_MIN ((size_t)64 * 1024)

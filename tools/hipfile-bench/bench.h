@@ -49,12 +49,6 @@
  */
 #define BENCH_STREAMED_MARK "+s"
 
-/**
- * Bytes of the bounce bench_pread_streamed reads through: as the library's fallback bounce, small
- * enough to stay in the reading core's cache between the pread and the copy out of it.
- */
-#define BENCH_STREAM_BOUNCE_SIZE ((size_t)256 * 1024)
-
 /** Set by SIGINT/SIGTERM: every loop stops at its next call and the program cleans up. */
 extern volatile sig_atomic_t bench_stop;
 
@@ -227,7 +221,7 @@ bool bench_pattern_check(const void *buf, size_t size, uint64_t offset, uint64_t
 int bench_pread_full(int fd, void *buf, size_t size, uint64_t offset);
 
 /**
- * As bench_pread_full, but through @p bounce (BENCH_STREAM_BOUNCE_SIZE bytes): pread at most that
+ * As bench_pread_full, but through @p bounce (HFP_STREAM_BOUNCE_SIZE bytes): pread at most that
  * much into it, then copy it on to @p buf with streaming stores (hfp_stream_copy), until @p size
  * bytes are in @p buf. A device's copy engine then reads @p buf from memory instead of from lines
  * the reading core holds modified, as the library's fallback arranges for its staging. Returns 0,

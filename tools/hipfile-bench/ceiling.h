@@ -25,7 +25,7 @@ struct ceiling_error {
 /**
  * Make a pool of up to @p max_workers workers: for each a non-blocking stream, two pinned staging
  * buffers of @p staging_size bytes, an event per buffer and a host bounce of
- * BENCH_STREAM_BOUNCE_SIZE bytes for streamed starts; and a device buffer of @p call_size bytes
+ * HFP_STREAM_BOUNCE_SIZE bytes for streamed starts; and a device buffer of @p call_size bytes
  * for the calls. Runs on a thread whose current device is @p device. 0, or -1 after printing.
  */
 int ceiling_pool_create(unsigned max_workers, size_t staging_size, size_t call_size, int device,

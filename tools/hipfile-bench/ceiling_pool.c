@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ceiling.h"
+#include "common/stream_copy.h"
 
 /*
  * Back-to-back calls leave a worker idle from the end of its last piece until the caller's next
@@ -297,10 +298,10 @@ static int worker_buffers_create(struct ceiling_worker *w, size_t staging_size)
         }
     }
     /* Aligned to a cache line, so that each copy out of it loads whole lines. */
-    w->bounce = aligned_alloc(BOUNCE_ALIGN, BENCH_STREAM_BOUNCE_SIZE);
+    w->bounce = aligned_alloc(BOUNCE_ALIGN, HFP_STREAM_BOUNCE_SIZE);
     if (w->bounce == NULL) {
         fprintf(stderr, BENCH_NAME ": ceiling: no memory for a %zu-byte bounce buffer\n",
-                BENCH_STREAM_BOUNCE_SIZE);
+                HFP_STREAM_BOUNCE_SIZE);
         return -1;
     }
     return 0;

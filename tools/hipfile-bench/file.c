@@ -105,8 +105,7 @@ int bench_pread_full(int fd, void *buf, size_t size, uint64_t offset)
 int bench_pread_streamed(int fd, void *buf, size_t size, uint64_t offset, void *bounce)
 {
     for (size_t done = 0; done < size;) {
-        size_t ask =
-            size - done < BENCH_STREAM_BOUNCE_SIZE ? size - done : BENCH_STREAM_BOUNCE_SIZE;
+        size_t ask = size - done < HFP_STREAM_BOUNCE_SIZE ? size - done : HFP_STREAM_BOUNCE_SIZE;
         ssize_t n = pread_some(fd, bounce, ask, offset + done);
         if (n < 0)
             return -1;
