@@ -65,9 +65,9 @@ struct fallback_limits {
     int direct_io;          /**< enum fallback_direct_io, "always" under force_odirect_mode */
 };
 
-/** Bounce buffers for staged reads from the page cache: how many, how large, their alignment. */
+/** Bounce buffers of HFP_STREAM_BOUNCE_SIZE for staged reads from the page cache: how many, their
+ * alignment. */
 #define FALLBACK_BOUNCE_SLOTS 64
-#define FALLBACK_BOUNCE_SIZE HFP_STREAM_BOUNCE_SIZE
 #define FALLBACK_BOUNCE_ALIGN ((size_t)4096)
 /** Smallest staged read whose page-cache bytes are streamed (fallback.streaming_stores). */
 #define FALLBACK_STREAM_MIN ((size_t)64 * 1024)
@@ -150,7 +150,7 @@ void hf_fallback_limits_read(const struct fallback *fb, struct fallback_limits *
 unsigned hf_fallback_slot_bound(void *backend);
 
 /**
- * Take a free bounce buffer of FALLBACK_BOUNCE_SIZE bytes, its slot in *slot_p; NULL when all are
+ * Take a free bounce buffer of HFP_STREAM_BOUNCE_SIZE bytes, its slot in *slot_p; NULL when all are
  * in use or one cannot be made (the caller then reads straight to its memory).
  */
 char *hf_fallback_bounce_take(struct fallback *fb, unsigned *slot_p);

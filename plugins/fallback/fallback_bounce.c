@@ -25,7 +25,7 @@ char *hf_fallback_bounce_take(struct fallback *fb, unsigned *slot_p)
                                                    memory_order_acquire, memory_order_relaxed))
             continue;
         if (fb->bounce[slot] == NULL) {
-            fb->bounce[slot] = aligned_alloc(FALLBACK_BOUNCE_ALIGN, FALLBACK_BOUNCE_SIZE);
+            fb->bounce[slot] = aligned_alloc(FALLBACK_BOUNCE_ALIGN, HFP_STREAM_BOUNCE_SIZE);
             if (fb->bounce[slot] == NULL) {
                 atomic_fetch_and_explicit(&fb->bounce_taken, ~((uint64_t)1 << slot),
                                           memory_order_release);

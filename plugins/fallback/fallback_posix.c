@@ -111,7 +111,7 @@ static ssize_t pread_streamed(struct fallback_io *io, char *dst, size_t want, in
 {
     size_t done = 0;
     while (done < want) {
-        size_t ask = want - done < FALLBACK_BOUNCE_SIZE ? want - done : FALLBACK_BOUNCE_SIZE;
+        size_t ask = want - done < HFP_STREAM_BOUNCE_SIZE ? want - done : HFP_STREAM_BOUNCE_SIZE;
         ssize_t got = io->fb->host->sys->pread(io->fd, bounce, ask, (off_t)(at + (int64_t)done));
         if (got > 0 && (size_t)got > ask) {
             /* More than asked for: nothing of it can be trusted. */
@@ -134,7 +134,7 @@ static size_t cache_probe_streamed(struct fallback_io *io, char *dst, size_t len
 {
     size_t done = 0;
     while (done < len) {
-        size_t ask = len - done < FALLBACK_BOUNCE_SIZE ? len - done : FALLBACK_BOUNCE_SIZE;
+        size_t ask = len - done < HFP_STREAM_BOUNCE_SIZE ? len - done : HFP_STREAM_BOUNCE_SIZE;
         size_t got = hfp_cache_probe(io->fb->host->sys, io->fd, bounce, ask, pos + (int64_t)done);
         hfp_stream_copy(dst + done, bounce, got);
         done += got;
