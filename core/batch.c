@@ -288,7 +288,7 @@ static void entries_run(const struct entry *runs, unsigned n, ssize_t *results)
     bool open[GROUP_MAX];
     for (unsigned i = 0; i < n; i++) {
         const struct entry *e = &runs[i];
-        open[i] = hf_io_prepare(&calls[i], e->op, e->fh, e->base, e->size, e->file_offset,
+        open[i] = hf_io_prepare(&calls[i], e->op, e->fh, e->file, e->base, e->size, e->file_offset,
                                 e->buf_offset, "hipFileBatchIO entry");
         results[i] = open[i] ? 0 : entry_result(calls[i].rec.result);
         first[i] = open[i] && n > 1 ? hf_io_chain(&calls[i], &chains[i]) : NULL;

@@ -67,6 +67,7 @@ static void file_destroy(struct hf_file *file)
 {
     file_backends_release(file);
     file_close_owned(file);
+    hf_write_undo_fini(&file->write_undo);
     free(file);
 }
 
@@ -100,6 +101,12 @@ static struct file_slot *slot_of(hipFileHandle_t fh)
     return s;
 }
 
+struct hf_file *hf_file_hold(struct hf_file *file)
+{
+    atomic_fetch_add(&file->refs, 1);
+    return file;
+}
+
 struct hf_file *hf_file_acquire(hipFileHandle_t fh)
 {
     pthread_mutex_lock(&file_lock);
@@ -115,7 +122,9 @@ struct hf_file *hf_file_acquire(hipFileHandle_t fh)
 
 /*
  * Called with file_lock held. A descriptor is registered once; a user-space filesystem file once
- * per (fs_ops, handle) pair, since it has no descriptor.
+ * per (fs_ops, handle) pair, since it has no descriptor. A registration whose number the caller
+ * closed and got back for another file (another device and inode) is stale, not the same file:
+ * it keeps serving its own file through its twins, and the new file registers.
  */
 static bool file_already_registered(const struct hf_file *candidate)
 {
@@ -124,9 +133,11 @@ static bool file_already_registered(const struct hf_file *candidate)
         const struct hf_file *f = file_slots[i].file;
         if (f == NULL)
             continue;
-        if (userspace ? f->info.kind == HF_FILE_USERSPACE_FS && f->fs_ops == candidate->fs_ops &&
-                            f->info.fs_handle == candidate->info.fs_handle
-                      : f->caller_fd >= 0 && f->caller_fd == candidate->caller_fd)
+        if (userspace
+                ? f->info.kind == HF_FILE_USERSPACE_FS && f->fs_ops == candidate->fs_ops &&
+                      f->info.fs_handle == candidate->info.fs_handle
+                : f->caller_fd >= 0 && f->caller_fd == candidate->caller_fd &&
+                      f->info.dev == candidate->info.dev && f->info.ino == candidate->info.ino)
             return true;
     }
     return false;
@@ -220,29 +231,28 @@ static int reopen_fd(int fd, int flags)
  */
 #define TWIN_KEPT_FLAGS (O_ACCMODE | O_SYNC | O_DSYNC | O_NOATIME | O_LARGEFILE)
 
+/*
+ * Backends never see the caller's descriptor: the registration opens a buffered twin and, where
+ * the filesystem allows, an O_DIRECT twin of its own. A program that closes its descriptor
+ * without deregistering, and gets the number back for another file, would otherwise have the
+ * old handle read half of each file (buffered pieces from the new one, direct pieces from the
+ * old). With twins of its own a handle serves the file it was registered for until it is
+ * deregistered, whatever the caller does with its number, at no cost per request.
+ */
 static hipFileOpError_t file_open_twins(struct hf_file *file, int status_flags)
 {
     int fd = file->caller_fd;
     int keep = status_flags & TWIN_KEPT_FLAGS;
-    bool caller_direct = (status_flags & O_DIRECT) != 0;
-    bool caller_append = (status_flags & O_APPEND) != 0;
 
-    file->info.fd = fd;
+    int buffered = reopen_fd(fd, keep | O_CLOEXEC);
+    if (buffered < 0) {
+        hf_error("file register: fd %d: cannot open a buffered twin: %s", fd, strerror(-buffered));
+        return hf_error_from_errno(-buffered);
+    }
+    file->owned_fds[0] = buffered;
+    file->info.fd = buffered;
     file->info.direct_fd = -1;
-    if (caller_direct || caller_append) {
-        int buffered = reopen_fd(fd, keep | O_CLOEXEC);
-        if (buffered < 0) {
-            hf_error("file register: fd %d: cannot open a buffered twin: %s", fd,
-                     strerror(-buffered));
-            return hf_error_from_errno(-buffered);
-        }
-        file->owned_fds[0] = buffered;
-        file->info.fd = buffered;
-    }
-    if (caller_direct && !caller_append) {
-        file->info.direct_fd = fd;
-        return hipFileSuccess;
-    }
+
     int direct = reopen_fd(fd, keep | O_DIRECT | O_CLOEXEC);
     if (direct == -EINVAL) {
         hf_info("file register: fd %d: filesystem cannot do O_DIRECT; no direct path", fd);
@@ -265,7 +275,6 @@ static void file_record_facts(struct hf_file *file, const struct stat *st)
     info->ino = st->st_ino;
     info->size_at_register = (uint64_t)st->st_size;
     if (S_ISBLK(st->st_mode)) {
-        /* Not lseek: info->fd may be the caller's, and its file offset is the program's. */
         uint64_t bytes = 0;
         info->size_at_register = ioctl(info->fd, BLKGETSIZE64, &bytes) == 0 ? bytes : 0;
     }
@@ -395,6 +404,7 @@ static struct hf_file *file_new(int kind, int caller_fd, size_t extra)
     file->caller_fd = caller_fd;
     file->owned_fds[0] = file->owned_fds[1] = -1;
     atomic_init(&file->refs, 1);
+    hf_write_undo_init(&file->write_undo, 0);
     return file;
 }
 
@@ -493,6 +503,9 @@ static hipFileError_t file_register_fd(hipFileHandle_t *fh, const hipFileDescr_t
         return hf_status(hipFileInternalError);
     /* Backends get descriptors without O_APPEND (file_open_twins); their flags say so too. */
     file->info.status_flags = status_flags & ~O_APPEND;
+    /* Known before publishing: they tell a reused descriptor number from the same file. */
+    file->info.dev = st.st_dev;
+    file->info.ino = st.st_ino;
 
     ssize_t slot;
     err = file_publish(file, &slot);
@@ -508,6 +521,7 @@ static hipFileError_t file_register_fd(hipFileHandle_t *fh, const hipFileDescr_t
         return hf_status(err);
     }
     file_record_facts(file, &st);
+    file->write_undo.size_seen = file->info.size_at_register;
     file_offer_to_backends(file);
     hf_debug("registered fd %d: %s, fs %s, direct fd %d, dio align mem %u offset %u", fd,
              file->info.kind == HF_FILE_BLOCK ? "block device" : "regular file", file->info.fs_name,
@@ -586,17 +600,22 @@ void hf_file_deregister(hipFileHandle_t fh)
         hf_debug("hipFileHandleDeregister: unknown handle %p ignored", fh);
         return;
     }
+    /*
+     * The handle stops working now and the slot and descriptor number are free for the next
+     * registration; I/O already in flight keeps its references and the last of them releases the
+     * file (backends' contexts, twins). Refusing instead would leave the registration behind after
+     * the caller closed its descriptor, and the number's next file could not register.
+     */
     struct hf_file *file = s->file;
-    if (atomic_load(&file->refs) > 1) {
-        char label[64];
-        file_label(file, label, sizeof(label));
-        pthread_mutex_unlock(&file_lock);
-        hf_warn("hipFileHandleDeregister: %s has I/O in flight; not deregistered", label);
-        return;
-    }
+    bool in_flight = atomic_load(&file->refs) > 1;
     s->file = NULL;
     file_live--;
     pthread_mutex_unlock(&file_lock);
+    if (in_flight) {
+        char label[64];
+        file_label(file, label, sizeof(label));
+        hf_debug("hipFileHandleDeregister: %s has I/O in flight; released when it ends", label);
+    }
     hf_stats_file_deregister();
     hf_file_release(file);
 }

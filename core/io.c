@@ -49,8 +49,9 @@ static ssize_t io_result(ssize_t rc, int gpu_err, const char *what)
     return sys_error((int)-rc);
 }
 
-bool hf_io_prepare(struct hf_io_call *call, int op, hipFileHandle_t fh, void *buffer_base,
-                   size_t size, int64_t file_offset, int64_t buffer_offset, const char *what)
+bool hf_io_prepare(struct hf_io_call *call, int op, hipFileHandle_t fh, struct hf_file *held,
+                   void *buffer_base, size_t size, int64_t file_offset, int64_t buffer_offset,
+                   const char *what)
 {
     /* Every call is counted, refused ones included, so the statistics match what callers did. */
     *call = (struct hf_io_call){.rec = {.op = op, .size = size, .device = -1}, .what = what};
@@ -67,7 +68,8 @@ bool hf_io_prepare(struct hf_io_call *call, int op, hipFileHandle_t fh, void *bu
         result = sys_error(EINVAL);
         goto finished;
     }
-    struct hf_file *file = hf_file_acquire(fh);
+    /* A batch entry runs on the file it held since submission, deregistered since or not. */
+    struct hf_file *file = held != NULL ? hf_file_hold(held) : hf_file_acquire(fh);
     if (file == NULL) {
         hf_error("%s: handle %p is not registered", what, fh);
         result = -(ssize_t)hipFileHandleNotRegistered;
@@ -140,6 +142,9 @@ bool hf_io_prepare(struct hf_io_call *call, int op, hipFileHandle_t fh, void *bu
     call->rec.unaligned =
         ((uint64_t)file_offset | size | ((uintptr_t)buf->base + (uint64_t)buffer_offset)) % 4096 !=
         0;
+    if (op == HF_IO_WRITE && file->info.kind == HF_FILE_REGULAR)
+        hf_write_undo_begin(&file->write_undo, &call->undo, file->info.fd, (uint64_t)file_offset,
+                            size);
     return true;
 
 release_file:
@@ -214,6 +219,8 @@ static ssize_t io_rest(struct hf_io_call *call, ssize_t rc, struct hf_backend **
 ssize_t hf_io_finish(struct hf_io_call *call, ssize_t rc, struct hf_backend *served)
 {
     rc = io_rest(call, rc, &served);
+    hf_write_undo_end(&call->file->write_undo, &call->undo, call->file->info.fd, call->size, rc,
+                      call->what);
     call->rec.served = served;
     call->rec.result = io_result(rc, call->gpu_err, call->what);
     int saved_errno = errno;
@@ -238,7 +245,7 @@ ssize_t hf_io_run(int op, hipFileHandle_t fh, void *buffer_base, size_t size, in
                   int64_t buffer_offset, const char *what)
 {
     struct hf_io_call call;
-    if (!hf_io_prepare(&call, op, fh, buffer_base, size, file_offset, buffer_offset, what))
+    if (!hf_io_prepare(&call, op, fh, NULL, buffer_base, size, file_offset, buffer_offset, what))
         return call.rec.result;
     return hf_io_submit(&call);
 }

@@ -43,15 +43,19 @@ struct hf_io_call {
     size_t size;                    /**< the whole request; req.size is the piece in flight */
     int gpu_err;                    /**< the runtime's code behind -HF_EGPU */
     struct hf_io_request req;       /**< the request backends see */
+    struct hf_write_undo_call undo; /**< a write's part in cutting back a failed extension */
 };
 
 /**
- * Check a call's arguments and resolve its file and memory. Returns true when call->req is ready
- * for a backend (references held until hf_io_finish); false when the call already has its result
- * in call->rec.result (errno set for -1), counted in the statistics, nothing held.
+ * Check a call's arguments and resolve its file and memory: @p held when the caller holds a
+ * reference on it already (a batch entry), else the file registered as @p fh. Returns true when
+ * call->req is ready for a backend (references held until hf_io_finish); false when the call
+ * already has its result in call->rec.result (errno set for -1), counted in the statistics, nothing
+ * held.
  */
-bool hf_io_prepare(struct hf_io_call *call, int op, hipFileHandle_t fh, void *buffer_base,
-                   size_t size, int64_t file_offset, int64_t buffer_offset, const char *what);
+bool hf_io_prepare(struct hf_io_call *call, int op, hipFileHandle_t fh, struct hf_file *held,
+                   void *buffer_base, size_t size, int64_t file_offset, int64_t buffer_offset,
+                   const char *what);
 
 /**
  * Rank the candidates for a prepared call into @p chain (hf_selector_chain, which logs a request

@@ -1,7 +1,8 @@
 /*
  * Registered files and buffers. Handles are generation-tagged slot numbers, so a stale or forged
  * handle is rejected by lookup and never dereferenced. Each I/O holds a reference on the objects
- * it uses; deregistration refuses objects with I/O in flight.
+ * it uses; a file deregistered during I/O is released when the last of it ends, and buffer
+ * deregistration refuses buffers with I/O in flight.
  */
 #ifndef HF_CORE_REGISTRY_H
 #define HF_CORE_REGISTRY_H
@@ -14,17 +15,19 @@
 
 #include "hipfile/backend.h"
 #include "backends.h"
+#include "write_undo.h"
 
 /** A registered file. */
 struct hf_file {
-    struct hf_file_info info;           /**< facts handed to backends */
-    int caller_fd;                      /**< the descriptor the caller registered, or -1 */
-    const hipFileFSOps_t *fs_ops;       /**< a user-space filesystem's callbacks, else NULL */
-    int owned_fds[2];                   /**< descriptors we opened (twins), -1 when unused */
-    uint64_t handle;                    /**< the value handed out as hipFileHandle_t */
-    atomic_int refs;                    /**< registry reference + one per I/O in flight */
+    struct hf_file_info info;     /**< facts handed to backends */
+    int caller_fd;                /**< the descriptor the caller registered, or -1 */
+    const hipFileFSOps_t *fs_ops; /**< a user-space filesystem's callbacks, else NULL */
+    int owned_fds[2];             /**< our twins (buffered, direct), the only fds backends see */
+    uint64_t handle;              /**< the value handed out as hipFileHandle_t */
+    atomic_int refs;              /**< registry reference + one per I/O in flight */
     void *backend_ctx[HF_MAX_BACKENDS]; /**< per-backend context from file_register */
     bool declined[HF_MAX_BACKENDS];     /**< backend declined this file */
+    struct hf_write_undo write_undo;    /**< cuts back what failed writes added */
 };
 
 /** A registered GPU buffer. */
@@ -44,11 +47,16 @@ hipFileError_t hf_file_register(hipFileHandle_t *fh, const hipFileDescr_t *descr
  * The caller has opened the driver.
  */
 int hf_file_register_info(const struct hf_file_info *info, hipFileHandle_t *fh);
-/** Deregister (silently ignores unknown handles and files with I/O in flight). */
+/**
+ * Deregister (silently ignores unknown handles). The handle is refused from now on; I/O in flight
+ * finishes on the file, which is released when the last of it ends.
+ */
 void hf_file_deregister(hipFileHandle_t fh);
 /** Find the file for @p fh and take a reference; NULL for an unknown or stale handle. */
 struct hf_file *hf_file_acquire(hipFileHandle_t fh);
-/** Drop a reference taken by hf_file_acquire. */
+/** Take one more reference on @p file, which the caller holds one on already; returns it. */
+struct hf_file *hf_file_hold(struct hf_file *file);
+/** Drop a reference taken by hf_file_acquire or hf_file_hold. */
 void hf_file_release(struct hf_file *file);
 /** Drop every file registration (driver count reached 0). */
 void hf_file_drop_all(void);

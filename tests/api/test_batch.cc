@@ -708,7 +708,7 @@ TEST_F(BatchTest, ResubmittingAfterCompletionAndCancelWorks)
 
 /* ---- References, destroy, driver close ------------------------------------------------------- */
 
-TEST_F(BatchTest, OutstandingEntriesKeepTheirBufferAndFileRegistered)
+TEST_F(BatchTest, OutstandingEntriesKeepTheirBufferAndFile)
 {
     hipFileBatchHandle_t b = NewBatch(4);
     hipFileIOParams_t p = Entry(hipFileBatchRead, fh, 0, 0, 4096, 1);
@@ -716,10 +716,22 @@ TEST_F(BatchTest, OutstandingEntriesKeepTheirBufferAndFileRegistered)
         WorkerGate gate;
         ASSERT_EQ(hipFileBatchIOSubmit(b, 1, &p, 0).err, hipFileSuccess);
         EXPECT_EQ(hipFileBufDeregister(dev).err, hipFileInternalError) << "entry outstanding";
-        hipFileHandleDeregister(fh); /* refused, with a warning */
+        /* Takes effect at once for new I/O; the outstanding entry still reads its file. */
+        hipFileHandleDeregister(fh);
+        EXPECT_EQ(hipFileRead(fh, dev, 4096, 0, 0),
+                  -static_cast<ssize_t>(hipFileHandleNotRegistered));
+        /* The caller may close its descriptor now: the entry reads through the registration's. */
+        ASSERT_EQ(close(fd), 0);
+        fd = open(out_path.c_str(), O_RDWR);
+        ASSERT_GE(fd, 0);
     }
-    ASSERT_EQ(WaitAll(b, 1).size(), 1u);
-    EXPECT_EQ(hipFileRead(fh, dev, 4096, 0, 0), 4096) << "the file stayed registered";
+    auto ev = WaitAll(b, 1);
+    ASSERT_EQ(ev.size(), 1u);
+    EXPECT_EQ(ev[0].status, hipFileComplete);
+    EXPECT_EQ(ev[0].ret, 4096u);
+    EXPECT_EQ(CheckDev(0, 4096, 0, kFileSeed), -1) << "the entry read the file it was given";
+    /* The descriptor number, now another file, registers; the old handle stays refused. */
+    fh = Register(fd);
     EXPECT_EQ(hipFileBufDeregister(dev).err, hipFileSuccess) << "reported entries hold nothing";
     ASSERT_EQ(hipFileBufRegister(dev, kDevSize, 0).err, hipFileSuccess);
 }

@@ -4,6 +4,7 @@ hf_add_gtest(NAME test_fault INTERNAL LABELS fault
           ${CMAKE_CURRENT_LIST_DIR}/test_fault_sys.cc
           ${CMAKE_CURRENT_LIST_DIR}/test_fault_runtime.cc
           ${CMAKE_CURRENT_LIST_DIR}/test_garbage_handles.cc
+          ${CMAKE_CURRENT_LIST_DIR}/test_reused_descriptor.cc
           ${CMAKE_CURRENT_LIST_DIR}/fault_file_facts.c
   LIBS ${CMAKE_DL_LIBS})
 target_include_directories(test_fault PRIVATE ${PROJECT_SOURCE_DIR}/core
