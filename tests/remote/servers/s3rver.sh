@@ -56,7 +56,7 @@ start) ;;
 *) echo "usage: $0 start DIR [MODULES_DIR] | stop DIR" >&2; exit 2 ;;
 esac
 
-howto="run scripts/test with CI=true, or: npm install --prefix DIR s3rver@3.7.1 @smithy/signature-v4@5.7.5 @smithy/hash-node@4.5.2 and set HIPFILE_TEST_SERVERS_DIR=DIR"
+howto="run scripts/test (it installs them unless HIPFILE_TEST_SERVERS=0), or: npm install --prefix DIR s3rver@3.7.1 @smithy/signature-v4@5.7.5 @smithy/hash-node@4.5.2 and set HIPFILE_TEST_SERVERS_DIR=DIR"
 if ! command -v node >/dev/null 2>&1; then
     say "SKIPPED: node is not installed (Debian: apt-get install nodejs); then $howto"
     exit "$SKIP"
