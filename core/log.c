@@ -15,6 +15,8 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "hipfile/remote.h"
+
 static atomic_int log_threshold = HF_LOG_WARN;
 static atomic_int log_fd = STDERR_FILENO;
 
@@ -93,6 +95,12 @@ static bool line_hold(int level, const char *line, size_t len)
     return true;
 }
 
+/*
+ * Every line is redacted here, whoever wrote it: a URL a backend or the core logs keeps its host
+ * and path but not its password or signature (hipfileRedactUrls), at every level and to every
+ * destination. The message is formatted whole before it is redacted and cut to the line's size,
+ * so a limit cannot cut a URL before the mark that shows where its secret ends.
+ */
 void hf_logv(int level, const char *tag, const char *fmt, va_list ap)
 {
     if (level > atomic_load(&log_threshold) && !holding)
@@ -102,20 +110,36 @@ void hf_logv(int level, const char *tag, const char *fmt, va_list ap)
     if (level > HF_LOG_DEBUG)
         level = HF_LOG_DEBUG;
     int saved_errno = errno;
-    char line[1024];
-    int n = snprintf(line, sizeof(line), "hipfile[%s] %s: ", tag ? tag : "?", level_names[level]);
+    char raw[2048];
+    char *text = raw;
+    va_list again;
+    va_copy(again, ap);
+    int n = snprintf(raw, sizeof(raw), "hipfile[%s] %s: ", tag ? tag : "?", level_names[level]);
     if (n < 0)
         n = 0;
-    if ((size_t)n < sizeof(line)) {
-        int m = vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
-        if (m > 0)
-            n += m;
+    if ((size_t)n < sizeof(raw)) {
+        size_t prefix = (size_t)n;
+        int m = vsnprintf(raw + prefix, sizeof(raw) - prefix, fmt, ap);
+        char *whole = NULL;
+        if (m > 0 && prefix + (size_t)m >= sizeof(raw))
+            whole = malloc(prefix + (size_t)m + 1);
+        /* Without memory for the whole message the cut one is redacted: still no secret. */
+        if (whole != NULL) {
+            memcpy(whole, raw, prefix);
+            vsnprintf(whole + prefix, (size_t)m + 1, fmt, again);
+            text = whole;
+        }
     }
-    if ((size_t)n >= sizeof(line) - 1)
-        n = (int)sizeof(line) - 2;
-    line[n++] = '\n';
-    if (!holding || !line_hold(level, line, (size_t)n)) {
-        ssize_t w = write(atomic_load(&log_fd), line, (size_t)n);
+    va_end(again);
+    char line[1024];
+    size_t len = hipfileRedactUrls(text, line, sizeof(line) - 1);
+    if (text != raw)
+        free(text);
+    if (len > sizeof(line) - 2)
+        len = sizeof(line) - 2;
+    line[len++] = '\n';
+    if (!holding || !line_hold(level, line, len)) {
+        ssize_t w = write(atomic_load(&log_fd), line, len);
         (void)w;
     }
     errno = saved_errno;

@@ -32,7 +32,8 @@ static bool url_scheme_known(const char *url)
 /*
  * The public table maps errnos of local files. A network open adds a few that it leaves unmapped
  * (docs/decisions.rst): no object at the URL is a bad argument, and a server that cannot be
- * reached, times out or answers nonsense is the I/O path failing.
+ * reached, times out, answers nonsense or a header above the remote backend's limit is the I/O
+ * path failing.
  */
 static hipFileOpError_t remote_open_error(int err)
 {
@@ -43,6 +44,7 @@ static hipFileOpError_t remote_open_error(int err)
     case ECONNREFUSED:
     case EHOSTUNREACH:
     case EPROTO:
+    case EMSGSIZE:
     case ESTALE:
         return hipFileDriverError;
     default:
@@ -63,9 +65,12 @@ static hipFileOpError_t remote_open(const char *url, const char *options, int fl
         return hipFileInvalidFileOpenFlag;
     }
     if (strnlen(url, REMOTE_URL_MAX + 1) > REMOTE_URL_MAX || !url_scheme_known(url)) {
-        hf_error("hipfileRemoteOpen: \"%.200s\" is not an http://, https:// or s3:// URL (at most "
-                 "%d bytes)",
-                 url, REMOTE_URL_MAX);
+        /* Redacted before it is cut: a cut could fall inside the password, before its '@'. */
+        char shown[201];
+        hipfileRedactUrls(url, shown, sizeof(shown));
+        hf_error("hipfileRemoteOpen: \"%s\" is not an http://, https:// or s3:// URL (at most %d "
+                 "bytes)",
+                 shown, REMOTE_URL_MAX);
         return hipFileInvalidValue;
     }
     hf_driver_on_last_close(HF_TEARDOWN_FILES, hf_file_drop_all);

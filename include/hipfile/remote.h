@@ -36,6 +36,21 @@ extern "C" {
 hipFileError_t hipfileRemoteOpen(const char *url, const char *options, int flags,
                                  hipFileHandle_t *fh);
 
+/**
+ * Copy @p text to @p out with every URL in it redacted: the userinfo of "scheme://user:pass@host"
+ * becomes "***@", and the value of each query or fragment parameter that signs the request or
+ * carries a credential becomes "***" (names matched without regard to case: sig, key, apikey,
+ * api_key, x-api-key, AWSAccessKeyId, and any name containing signature, credential, token,
+ * secret, password or passwd, such as X-Amz-Signature, X-Amz-Credential, X-Amz-Security-Token
+ * and X-Goog-Signature). The rest of the text is kept byte for byte. This is what the library's
+ * own log lines and messages go through (docs/reliability.rst, "Secrets in URLs").
+ * @p out gets at most @p out_size - 1 bytes and a NUL (nothing when @p out_size is 0; @p out may
+ * then be NULL); a cut leaves a prefix of the redacted text, never part of a secret. @p text and
+ * @p out must not overlap; a NULL @p text is the empty text. Returns the length of the whole
+ * redacted text, as snprintf does: a result of @p out_size or more means it was cut.
+ */
+size_t hipfileRedactUrls(const char *text, char *out, size_t out_size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -113,10 +113,20 @@ struct remote_object {
     char etag[256];             /**< ETag at open, "" when the server gives none */
 };
 
+/**
+ * The most header bytes one answer may carry (every line of it, the status line included). Real
+ * servers send a few KiB; a larger header is refused as what it is rather than as the "Out of
+ * memory" libcurl reports for a header line above its own 100 KiB.
+ */
+#define REMOTE_HEADER_MAX_KIB 64
+
 /** What one HTTP exchange gave: status, the headers we check, and the transfer's result. */
 struct remote_answer {
     long status;             /**< HTTP status, 0 when none arrived */
     CURLcode curl_rc;        /**< curl's result */
+    size_t header_bytes;     /**< bytes of the current answer's header so far */
+    bool headers_done;       /**< the current answer's header ended (its empty line arrived) */
+    bool header_too_large;   /**< the header passed REMOTE_HEADER_MAX_KIB: the exchange failed */
     char etag[256];          /**< ETag header, "" when absent */
     char content_range[128]; /**< Content-Range header, "" when absent */
     char request_id[128];    /**< x-amz-request-id or x-request-id, "" when absent */
@@ -154,7 +164,8 @@ bool remote_http_retryable(const struct remote_answer *ans);
 
 /**
  * The errno a finished exchange maps to for a request that expected @p want_status (0 when the
- * status was the one wanted, else -ENOENT, -EACCES, -ESTALE, -ETIMEDOUT, -ECONNREFUSED, -EIO...).
+ * status was the one wanted, else -ENOENT, -EACCES, -ESTALE, -ETIMEDOUT, -ECONNREFUSED, -EIO...;
+ * -EMSGSIZE for a header above REMOTE_HEADER_MAX_KIB).
  */
 int remote_http_errno(const struct remote_answer *ans, long want_status);
 

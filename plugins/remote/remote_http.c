@@ -38,7 +38,11 @@ static bool header_is(const char *line, size_t len, const char *name, const char
     return true;
 }
 
-/* Headers arrive one line at a time; a new status line (redirect, 100) starts a fresh answer. */
+/*
+ * Headers arrive one line at a time; a new status line (redirect, 100) starts a fresh answer.
+ * Returning less than the line's length stops the transfer (CURLE_WRITE_ERROR), which is how a
+ * header above the limit ends the exchange.
+ */
 static size_t header_line(char *line, size_t size, size_t nitems, void *userdata)
 {
     struct remote_answer *ans = userdata;
@@ -47,6 +51,18 @@ static size_t header_line(char *line, size_t size, size_t nitems, void *userdata
     if (len >= 5 && strncmp(line, "HTTP/", 5) == 0) {
         ans->etag[0] = ans->content_range[0] = ans->request_id[0] = '\0';
         ans->content_length = -1;
+        ans->header_bytes = 0;
+        ans->headers_done = false;
+    }
+    ans->header_bytes += len;
+    if (ans->header_bytes > (size_t)REMOTE_HEADER_MAX_KIB * 1024) {
+        ans->header_too_large = true;
+        return 0;
+    }
+    if (len >= 5 && strncmp(line, "HTTP/", 5) == 0) {
+        /* The status line: nothing more to read from it. */
+    } else if ((len == 2 && line[0] == '\r' && line[1] == '\n') || (len == 1 && line[0] == '\n')) {
+        ans->headers_done = true;
     } else if (header_is(line, len, "etag", &value)) {
         header_copy(ans->etag, sizeof(ans->etag), value, len - (size_t)(value - line));
     } else if (header_is(line, len, "content-range", &value)) {
@@ -160,8 +176,30 @@ void remote_http_keep_error_body(struct remote_answer *ans, const char *data, si
     ans->error_body[ans->error_body_len] = '\0';
 }
 
+/*
+ * A header line above libcurl's own limit (CURL_MAX_HTTP_HEADER, 100 KiB) never reaches
+ * header_line: libcurl before 8.6 fails the transfer with CURLE_OUT_OF_MEMORY, later ones with
+ * CURLE_TOO_LARGE. Either while the header is still arriving is that limit, not memory, and the
+ * line was above ours too.
+ */
+static bool header_too_large(const struct remote_answer *ans)
+{
+    if (ans->header_too_large)
+        return true;
+    if (ans->headers_done)
+        return false;
+#if LIBCURL_VERSION_NUM >= 0x080600
+    if (ans->curl_rc == CURLE_TOO_LARGE)
+        return true;
+#endif
+    return ans->curl_rc == CURLE_OUT_OF_MEMORY;
+}
+
 bool remote_http_retryable(const struct remote_answer *ans)
 {
+    /* The same server sends the same header again. */
+    if (header_too_large(ans))
+        return false;
     switch (ans->curl_rc) {
     case CURLE_OK:
         /* Throttling (429, S3's 503 SlowDown) and server-side failures pass; 501 never will. */
@@ -180,6 +218,8 @@ bool remote_http_retryable(const struct remote_answer *ans)
 
 int remote_http_errno(const struct remote_answer *ans, long want_status)
 {
+    if (header_too_large(ans))
+        return -EMSGSIZE;
     switch (ans->curl_rc) {
     case CURLE_OK:
         break;
@@ -220,6 +260,11 @@ int remote_http_errno(const struct remote_answer *ans, long want_status)
 
 void remote_http_describe(const struct remote_answer *ans, char *text, size_t text_size)
 {
+    if (header_too_large(ans)) {
+        snprintf(text, text_size, "the response header exceeds the %d KiB limit",
+                 REMOTE_HEADER_MAX_KIB);
+        return;
+    }
     if (ans->curl_rc != CURLE_OK) {
         snprintf(text, text_size, "%s (HTTP %ld)", curl_easy_strerror(ans->curl_rc), ans->status);
         return;

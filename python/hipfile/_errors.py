@@ -5,6 +5,7 @@ import errno as _errno
 import os
 
 from . import _lib
+from ._redact import redact
 
 #: hipFileOpError_t, as in hipfile.h: name to code.
 CODES = {
@@ -66,6 +67,8 @@ class HipFileError(RuntimeError):
     """
 
     def __init__(self, code, operation, detail=None, errno=None, hip_error=0):
+        # Operations and details name URLs; their passwords and signatures stay out of messages.
+        operation, detail = redact(operation), redact(detail)
         self.code = code
         self.errno = errno
         self.hip_error = hip_error

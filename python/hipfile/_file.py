@@ -7,6 +7,7 @@ import threading
 
 from . import _buffers, _driver, _lib
 from ._errors import CODES, HipFileError, check, check_size
+from ._redact import redact
 
 _INVALID = CODES["hipFileInvalidValue"]
 
@@ -194,7 +195,7 @@ class File:
             self.close()
 
     def __repr__(self):
-        state = "closed" if self.closed else (self._url or "fd=%d" % self._fd)
+        state = "closed" if self.closed else (redact(self._url or "") or "fd=%d" % self._fd)
         return "<hipfile.File %s mode=%r>" % (state, self._mode)
 
     def _check_open(self, operation):

@@ -2,7 +2,7 @@
 # no variable as after scripts/demo, the --explain verdict on a scratch file, --json through a JSON
 # parser, broken and empty plugin directories, a malformed config, typos in the config and the
 # environment with the fix for each, a missing runtime, each backend's declared keys with their
-# sources, and bad options. Each case is one run of
+# sources, bad options, and URLs shown without their secrets. Each case is one run of
 # test_check.sh, on the host runtime with the build tree's config.
 if(NOT TARGET hipfile-check)
   return()
@@ -30,7 +30,8 @@ set(_hf_check_cases
   MissingRuntimeSaysWhy
   HostBufferNeedsSystemMemory
   PluginSettingsAreListedPerBackend
-  BadOptionsExitTwo)
+  BadOptionsExitTwo
+  SecretsInUrlsAreRedacted)
 
 foreach(_hf_case IN LISTS _hf_check_cases)
   add_test(NAME check.${_hf_case}

@@ -276,6 +276,23 @@ BadOptionsExitTwo)
     run 0 --help
     expect_out "Usage: hipfile-check"
     ;;
+SecretsInUrlsAreRedacted)
+    # A URL with a password and a presigned signature, as the file to explain and as a setting's
+    # value: neither the report, its JSON, the captured log lines nor stderr shows the secret.
+    MARK=S3CR3TMARK
+    url="http://user:$MARK@127.0.0.1:9/obj?X-Amz-Credential=$MARK&X-Amz-Signature=$MARK"
+    printf 'log = {\n  file = "%s";\n};\n' "$url" >"$WORK/url.conf"
+    export HIPFILE_CONFIG=$WORK/url.conf HIPFILE_LOG_LEVEL=debug
+    for form in "" --json; do
+        "$EXE" --verbose $form >"$WORK/out" 2>"$WORK/err"
+        ! grep -q "$MARK" "$WORK/out" "$WORK/err" || fail "hipfile-check $form shows the secret"
+        grep -q 'http://\*\*\*@127.0.0.1:9/obj?X-Amz-Credential=\*\*\*&X-Amz-Signature=\*\*\*' \
+            "$WORK/out" || fail "hipfile-check $form does not name the redacted URL"
+    done
+    run 2 --explain "$url"
+    ! grep -q "$MARK" "$WORK/out" "$WORK/err" || fail "--explain shows the secret"
+    expect_err 'explain http://\*\*\*@127.0.0.1:9/obj?X-Amz-Credential=\*\*\*&X-Amz-Signature=\*\*\*: cannot open it'
+    ;;
 *)
     echo "unknown case $CASE" >&2
     exit 2

@@ -210,3 +210,35 @@ def test_stats_count_reads(data_file):
 def test_version():
     assert hipfile.__version__ == "%d.%d.%d" % hipfile.library_version()
     assert os.path.exists(hipfile.library_path())
+
+
+MARK = "S3CR3TMARK"
+SECRET_TEXTS = [
+    "open http://user:%s@127.0.0.1:9/obj?X-Amz-Credential=%s&X-Amz-Signature=%s" % ((MARK,) * 3),
+    "https://%s@h/o#access_token=%s&state=1" % (MARK, MARK),
+    "GET http://h/o?sig=%s: HTTP 500 (see s3://b/k?Signature=%s)." % (MARK, MARK),
+    "http://user:%s" % MARK,
+    "http://user:%s/x@h/y" % MARK,
+    "http://proxy/fetch?next=http://u:%s@h/o&token=%s" % (MARK, MARK),
+    "http://:%s@[::1]:80/x?X-Goog-Signature=%s" % (MARK, MARK),
+]
+PLAIN_TEXTS = ["", "plain words", "http://127.0.0.1:8080/b/k?partNumber=3&uploadId=x",
+               "ratio 3://4", "http://[::1]:9000/x?versionId=7", "http://host:/path"]
+
+
+def test_error_message_hides_url_secrets():
+    error = hipfile.HipFileError(INVALID, SECRET_TEXTS[0], detail=SECRET_TEXTS[1])
+    for text in (str(error), error.operation, repr(error)):
+        assert MARK not in text
+    assert "http://***@127.0.0.1:9/obj?X-Amz-Credential=***&X-Amz-Signature=***" in str(error)
+
+
+def test_python_rules_are_the_library_rules():
+    from hipfile import _redact
+    assert _redact._library_function() is not None, "the library lacks hipfileRedactUrls"
+    for text in SECRET_TEXTS + PLAIN_TEXTS:
+        assert _redact._redact_py(text) == _redact.redact(text), text
+    for text in SECRET_TEXTS:
+        assert MARK not in _redact._redact_py(text), text
+    for text in PLAIN_TEXTS:
+        assert _redact._redact_py(text) == text

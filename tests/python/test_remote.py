@@ -74,3 +74,30 @@ def test_url_mode_and_options_are_checked(nginx):
         assert "py-mode.bin" in repr(f)
         with pytest.raises(hipfile.HipFileError):
             f.fileno()
+
+
+MARK = "S3CR3TMARK"
+
+
+def _secret_url(base, name):
+    return base.replace("http://", "http://user:%s@" % MARK) + \
+        "/%s?X-Amz-Credential=%s&X-Amz-Signature=%s" % (name, MARK, MARK)
+
+
+def test_url_secrets_stay_out_of_exceptions_and_logs(nginx, capfd):
+    root, base = nginx
+    put(root, "py-secret.bin", 10, 5)
+    with hipfile.File(_secret_url(base, "py-secret.bin")) as f:
+        assert MARK not in repr(f)
+        assert "***@" in repr(f)
+    with pytest.raises(hipfile.HipFileError) as info:
+        hipfile.File(_secret_url(base, "py-no-such-secret"))
+    assert MARK not in str(info.value) and MARK not in info.value.operation
+    assert "***@" in str(info.value)
+    # A port nothing listens on: connection refused.
+    with pytest.raises(hipfile.HipFileError) as info:
+        hipfile.File(_secret_url("http://127.0.0.1:9", "obj"), options="retries=0")
+    assert MARK not in str(info.value)
+    out, err = capfd.readouterr()
+    assert MARK not in out and MARK not in err
+    assert "***@" in err

@@ -16,6 +16,9 @@ hf_add_gtest(NAME test_remote_http SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_remo
   LABELS remote ENV HF_TEST_NGINX_DIR=${_hf_nginx_dir} FIXTURES remote_nginx)
 hf_add_gtest(NAME test_remote_faults SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_remote_faults.cc
   LABELS remote)
+# Every failure of an open, a read and a write, with a secret in the URL, logged at debug.
+hf_add_gtest(NAME test_remote_secrets SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_remote_secrets.cc
+  LABELS remote ENV HIPFILE_LOG_LEVEL=debug)
 
 # s3:// objects through hipfileRemoteOpen, against the s3rver of s3_server.cmake.
 hf_add_gtest(NAME test_remote_s3_objects SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_remote_s3.cc

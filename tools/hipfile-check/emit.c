@@ -1,17 +1,61 @@
 /*
  * The output writer: the same calls produce the text report or the JSON document, so the two
- * forms carry the same content. JSON is pretty-printed with two spaces per level.
+ * forms carry the same content. JSON is pretty-printed with two spaces per level. Every string it
+ * writes passes hipfileRedactUrls first: settings, quoted log lines and the file explained may
+ * hold a URL, and the report is made to be pasted into a bug report.
  */
+#include <hipfile/remote.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 
+/*
+ * @p s with its URLs redacted: in @p small when it fits, else in memory the caller frees (or, out
+ * of memory, cut to @p small, which still holds no secret).
+ */
+static char *redacted(const char *s, char *small, size_t small_size)
+{
+    size_t len = hipfileRedactUrls(s, small, small_size);
+    char *text = len < small_size ? NULL : malloc(len + 1);
+    if (text == NULL)
+        return small;
+    hipfileRedactUrls(s, text, len + 1);
+    return text;
+}
+
+static void put_redacted(FILE *out, const char *s)
+{
+    char small[1024];
+    char *text = redacted(s, small, sizeof(small));
+    fputs(text, out);
+    if (text != small)
+        free(text);
+}
+
+/* printf whole, then put_redacted: a cut before redacting could keep a password's start. */
+static void put_redactedv(FILE *out, const char *fmt, va_list ap)
+{
+    char small[1024];
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(small, sizeof(small), fmt, ap);
+    char *text = n >= (int)sizeof(small) ? malloc((size_t)n + 1) : NULL;
+    if (text != NULL)
+        vsnprintf(text, (size_t)n + 1, fmt, again);
+    va_end(again);
+    put_redacted(out, text != NULL ? text : small);
+    free(text);
+}
+
 /* Column where text values start, so fields of one section line up. */
 #define TEXT_VALUE_COLUMN 30
 
-static void json_string(FILE *out, const char *s)
+static void json_string(FILE *out, const char *raw)
 {
+    char small[1024];
+    char *s = redacted(raw, small, sizeof(small));
     fputc('"', out);
     for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++) {
         switch (*p) {
@@ -35,6 +79,8 @@ static void json_string(FILE *out, const char *s)
         }
     }
     fputc('"', out);
+    if (s != small)
+        free(s);
 }
 
 /* Comma, newline and indentation before a JSON member or element, then the key if any. */
@@ -60,7 +106,9 @@ static void text_field(struct emit *e, const char *label, const char *value)
     int indent = e->indent[e->depth];
     int used = fprintf(e->out, "%*s%s:", indent, "", label);
     int pad = used < TEXT_VALUE_COLUMN ? TEXT_VALUE_COLUMN - used : 1;
-    fprintf(e->out, "%*s%s\n", pad, "", value);
+    fprintf(e->out, "%*s", pad, "");
+    put_redacted(e->out, value);
+    fputc('\n', e->out);
 }
 
 /* Open level depth+1; @p shown says whether its text form appears, @p indent where. */
@@ -131,7 +179,7 @@ void emit_item(struct emit *e, const char *fmt, ...)
         va_list ap;
         va_start(ap, fmt);
         fprintf(e->out, "%*s- ", indent, "");
-        vfprintf(e->out, fmt, ap);
+        put_redactedv(e->out, fmt, ap);
         fputc('\n', e->out);
         va_end(ap);
     }
@@ -203,7 +251,9 @@ void emit_elem(struct emit *e, const char *value)
         json_member(e, NULL);
         json_string(e->out, value);
     } else if (text_shown(e)) {
-        fprintf(e->out, "%*s- %s\n", e->indent[e->depth], "", value);
+        fprintf(e->out, "%*s- ", e->indent[e->depth], "");
+        put_redacted(e->out, value);
+        fputc('\n', e->out);
     }
 }
 
@@ -214,7 +264,7 @@ void emit_text(struct emit *e, const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     fprintf(e->out, "%*s", e->indent[e->depth], "");
-    vfprintf(e->out, fmt, ap);
+    put_redactedv(e->out, fmt, ap);
     fputc('\n', e->out);
     va_end(ap);
 }

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <hipfile.h>
+#include <hipfile/remote.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,7 +18,10 @@ int explain_open(const struct check_options *opts)
     int fd = open(opts->explain, (opts->write ? O_RDWR : O_RDONLY) | O_CLOEXEC);
     if (fd < 0) {
         int err = errno;
-        fprintf(stderr, CHECK_NAME ": --explain %s: cannot open it %s: %s\n", opts->explain,
+        /* A URL given for a file is named without its password or signature. */
+        char shown[1024];
+        hipfileRedactUrls(opts->explain, shown, sizeof(shown));
+        fprintf(stderr, CHECK_NAME ": --explain %s: cannot open it %s: %s\n", shown,
                 opts->write ? "for reading and writing" : "for reading", strerror(err));
         return -err;
     }

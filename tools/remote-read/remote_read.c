@@ -32,7 +32,9 @@ int main(int argc, char **argv)
     hipFileHandle_t fh = NULL;
     hipFileError_t e = hipfileRemoteOpen(url, argc == 4 ? argv[3] : NULL, HIPFILE_REMOTE_READ, &fh);
     if (e.err != hipFileSuccess) {
-        fprintf(stderr, "cannot open %s: %s\n", url, hipFileGetOpErrorString(e.err));
+        char shown[1024];
+        hipfileRedactUrls(url, shown, sizeof(shown));
+        fprintf(stderr, "cannot open %s: %s\n", shown, hipFileGetOpErrorString(e.err));
         return 1;
     }
     /* The object's size: read until a short read says where it ends, in 1 GiB steps. */

@@ -15,6 +15,9 @@ number of failures followed by success:
   no_length=1         HEAD answers without Content-Length
   fail_head=CODE      HEAD answers CODE (403 stands for wrong credentials)
   etag_changes=1      GETs carry a different ETag than HEAD gave
+  redirect=1          HEAD and GET answer 302 with a Location (the backend does not follow it)
+  big_header=BYTES    HEAD answers carry one header line of BYTES bytes (GETs with on_get=1)
+  many_headers=N      HEAD answers carry N header lines of 1 KiB each (GETs with on_get=1)
 
 It also takes just enough of S3's multipart upload for the write tests (path-style, signatures
 not checked): POST ?uploads starts one, PUT ?partNumber=N&uploadId=ID stores a part (part
@@ -75,10 +78,30 @@ class Handler(BaseHTTPRequestHandler):
         if self.command != "HEAD":
             self.wfile.write(body)
 
+    def _padding(self, query):
+        """The header lines big_header and many_headers ask for, on this request's method."""
+        if ("on_get" in query) != (self.command == "GET"):
+            return
+        if "big_header" in query:
+            self.send_header("X-Padding", "p" * int(query["big_header"]))
+        for i in range(int(query.get("many_headers", "0"))):
+            self.send_header("X-Padding-%d" % i, "p" * 1024)
+
+    def _redirect(self, query):
+        if "redirect" not in query:
+            return False
+        self.send_response(302)
+        self.send_header("Location", urlsplit(self.path).path + "?moved=1")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+        return True
+
     def do_HEAD(self):
         _, data, query = self._object()
         if data is None:
             self._plain(404, "no such object\n")
+            return
+        if self._redirect(query):
             return
         if "fail_head" in query:
             self._plain(int(query["fail_head"]), "injected failure\n")
@@ -90,12 +113,15 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True
         self.send_header("ETag", self._etag(data))
         self.send_header("Accept-Ranges", "bytes")
+        self._padding(query)
         self.end_headers()
 
     def do_GET(self):
         _, data, query = self._object()
         if data is None:
             self._plain(404, "no such object\n")
+            return
+        if self._redirect(query):
             return
         n = count(self.path)
         if "fail" in query and n <= int(query.get("times", "1")):
@@ -125,6 +151,7 @@ class Handler(BaseHTTPRequestHandler):
             shift = 1 if "wrong_range" in query else 0
             self.send_header("Content-Range", "bytes %d-%d/%d" % (first + shift, last + shift,
                                                                   len(data)))
+        self._padding(query)
         self.end_headers()
         if "slow_ms" in query:
             self.wfile.flush()
