@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/regular_file.h"
 #include "setting_values.h"
 #include "install_paths.h"
 #include "log.h"
@@ -164,9 +165,13 @@ const char *hf_config_where(const config_setting_t *cs, const struct hf_config_s
 
 /* ---- the log ------------------------------------------------------------------------------- */
 
-/* Point the log at log.file, or at log.dir/hipfile_<pid>.log; leave a sink we did not set alone. */
-static int log_redirect(const char *file, const char *dir)
+/*
+ * Point the log at log.file, or at log.dir/hipfile_<pid>.log; leave a sink we did not set alone.
+ * A refusal is described in @p why (HFP_REGULAR_WHY_SIZE bytes).
+ */
+static int log_redirect(const char *file, const char *dir, char *why)
 {
+    why[0] = '\0';
     char path[PATH_MAX];
     const char *target = NULL;
     if (file != NULL && file[0] != '\0') {
@@ -183,7 +188,7 @@ static int log_redirect(const char *file, const char *dir)
     }
     if (log_target != NULL && strcmp(log_target, target) == 0)
         return 0;
-    int rc = hf_log_set_file(target);
+    int rc = hf_log_set_file_why(target, why, HFP_REGULAR_WHY_SIZE);
     if (rc < 0)
         return rc;
     log_target = hf_config_keep_string(target);
@@ -195,9 +200,13 @@ static void log_apply_loaded(void)
     hf_log_set_level((int)atomic_load(&slot_num[HF_SETTING_LOG_LEVEL]));
     const char *file = atomic_load(&slot_text[HF_SETTING_LOG_FILE]);
     const char *dir = atomic_load(&slot_text[HF_SETTING_LOG_DIR]);
-    int rc = log_redirect(file, dir);
+    char why[HFP_REGULAR_WHY_SIZE];
+    int rc = log_redirect(file, dir, why);
     /* A log file that cannot be opened must not stop I/O; lines keep going to the old sink. */
-    if (rc < 0)
+    if (rc == -EINVAL)
+        hf_warn("log file %s%s is %s; logging continues where it went before", file[0] ? file : dir,
+                file[0] ? "" : "/hipfile_<pid>.log", why);
+    else if (rc < 0)
         hf_warn("cannot open log file %s%s: %s; logging continues where it went before",
                 file[0] ? file : dir, file[0] ? "" : "/hipfile_<pid>.log", strerror(-rc));
 }
@@ -666,7 +675,12 @@ int hf_setting_set_string(enum hf_setting_id id, const char *value)
             id == HF_SETTING_LOG_FILE ? text : atomic_load(&slot_text[HF_SETTING_LOG_FILE]);
         const char *dir =
             id == HF_SETTING_LOG_DIR ? text : atomic_load(&slot_text[HF_SETTING_LOG_DIR]);
-        rc = log_redirect(file, dir);
+        char why[HFP_REGULAR_WHY_SIZE];
+        rc = log_redirect(file, dir, why);
+        if (rc == -EINVAL) {
+            hf_error("%s = \"%s\": the log file is %s", s->key, value, why);
+            goto out_unlock;
+        }
         if (rc < 0) {
             hf_error("%s = \"%s\": cannot open the log file: %s", s->key, value, strerror(-rc));
             goto out_unlock;
