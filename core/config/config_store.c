@@ -44,6 +44,9 @@ static struct override overrides[HF_SETTING_COUNT];
 static struct kept_string *kept_strings;
 static struct hf_config_state *kept_states; /* every state ever published */
 static const char *log_target; /* the file this module pointed the log at, NULL = not ours */
+/* What the last publish stored before the overrides went over it; all zero before any. */
+static struct hf_config_staged published_loaded;
+static bool published_loaded_set;
 
 void hf_config_store_lock(void)
 {
@@ -214,6 +217,8 @@ static void log_apply_loaded(void)
 void hf_config_store_publish(struct hf_config_staged *st, struct hf_config_state *state)
 {
     slots_init();
+    published_loaded = *st;
+    published_loaded_set = true;
     for (size_t i = 0; i < HF_SETTING_COUNT; i++) {
         if (overrides[i].set) {
             st->num[i] = overrides[i].num;
@@ -234,6 +239,24 @@ void hf_config_store_publish(struct hf_config_staged *st, struct hf_config_state
 void hf_config_store_forget_overrides(void)
 {
     memset(overrides, 0, sizeof(overrides));
+}
+
+void hf_config_drop_api_values(void)
+{
+    slots_init();
+    hf_config_store_lock();
+    bool any = false;
+    for (size_t i = 0; i < HF_SETTING_COUNT; i++)
+        any = any || overrides[i].set;
+    if (any) {
+        if (!published_loaded_set)
+            hf_config_stage_defaults(&published_loaded);
+        hf_config_store_forget_overrides();
+        /* The load's own values, not a new read of the file: close must not fail or change them. */
+        slots_store(&published_loaded);
+        log_apply_loaded();
+    }
+    hf_config_store_unlock();
 }
 
 /* ---- reads --------------------------------------------------------------------------------- */
