@@ -7,24 +7,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <string.h>
 #include <sys/statfs.h>
 #include <unistd.h>
 
-static void why_set(char *why, size_t why_size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void why_set(char *why, size_t why_size, const char *fmt, ...)
-{
-    if (why == NULL || why_size == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, why_size, fmt, ap);
-    va_end(ap);
-}
+/* The callers' buffer is optional. */
+#define why_set(why, why_size, ...)                                                                \
+    do {                                                                                           \
+        if ((why) != NULL && (why_size) > 0)                                                       \
+            snprintf((why), (why_size), __VA_ARGS__);                                              \
+    } while (0)
 
 static int refuse_type(mode_t mode, char *why, size_t why_size)
 {
