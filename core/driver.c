@@ -175,6 +175,8 @@ HIPFILE_API hipFileError_t hipFileDriverClose(void)
             if (drop != NULL)
                 drop();
         }
+        /* cuFile's close resets the parameters; the next open starts from the file's values. */
+        hf_config_drop_api_values();
     }
     pthread_mutex_unlock(&driver_lock);
     return hf_status(hipFileSuccess);

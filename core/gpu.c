@@ -18,6 +18,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "common/regular_file.h"
 #include "log.h"
 
 /* Values that every HIP release shares (hip_runtime_api.h, driver_types.h). */
@@ -614,6 +615,13 @@ static int bind_provider(const struct gpu_provider *provider, struct gpu_attempt
 
 static int bind_path(const char *path, struct gpu_attempts *tried)
 {
+    /* dlopen opens the path itself, and would wait for ever on a FIFO. */
+    char why[HFP_REGULAR_WHY_SIZE];
+    int rc = hfp_check_regular(path, why, sizeof(why));
+    if (rc == -EINVAL) {
+        attempts_add(tried, "%s: %s", path, why);
+        return -ENOENT;
+    }
     void *handle = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
     if (handle == NULL) {
         const char *err = dlerror();
@@ -621,7 +629,7 @@ static int bind_path(const char *path, struct gpu_attempts *tried)
         return -ENOENT;
     }
     struct hf_gpu_runtime rt;
-    int rc = runtime_probe(handle, "the library", &rt, tried);
+    rc = runtime_probe(handle, "the library", &rt, tried);
     if (rc != 0)
         return rc;
     runtime_commit(&rt, path, "gpu.runtime names this library");

@@ -15,6 +15,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "common/regular_file.h"
 #include "hipfile/remote.h"
 
 static atomic_int log_threshold = HF_LOG_WARN;
@@ -63,18 +64,28 @@ int hf_log_level_parse(const char *text)
     return -1;
 }
 
-int hf_log_set_file(const char *path)
+int hf_log_set_file_why(const char *path, char *why, size_t why_size)
 {
     int fd = STDERR_FILENO;
     if (path != NULL && path[0] != '\0') {
-        fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        /*
+         * Every line is one write(2) from whichever thread logs, so a FIFO without a reader would
+         * block the open, and a reader that stops would block the program; a device or a /proc
+         * file (/proc/self/mem) is no place for text either.
+         */
+        fd = hfp_open_regular(path, O_WRONLY | O_CREAT | O_APPEND, 0644, NULL, why, why_size);
         if (fd < 0)
-            return -errno;
+            return fd;
     }
     int old = atomic_exchange(&log_fd, fd);
     if (old != STDERR_FILENO)
         close(old);
     return 0;
+}
+
+int hf_log_set_file(const char *path)
+{
+    return hf_log_set_file_why(path, NULL, 0);
 }
 
 /* Keep a formatted line for hf_log_release; false without memory (the line is written now). */

@@ -17,8 +17,16 @@ void hf_logv(int level, const char *tag, const char *fmt, va_list ap);
 int hf_log_level(void);
 /** Set the threshold (clamped to the valid range). */
 void hf_log_set_level(int level);
-/** Send lines to @p path (appended), or back to stderr with NULL. Returns 0 or -errno. */
+/**
+ * Send lines to @p path (appended), or back to stderr with NULL. Returns 0 or -errno; only a
+ * regular file is taken (-EINVAL for a FIFO, a device, a directory or a file of /proc).
+ */
 int hf_log_set_file(const char *path);
+/**
+ * hf_log_set_file, saying in @p why (of @p why_size bytes) why a file was not taken: "a FIFO
+ * (named pipe), not a regular file" or "cannot open: <strerror>".
+ */
+int hf_log_set_file_why(const char *path, char *why, size_t why_size);
 /**
  * Hold back the calling thread's lines from now on, whatever their level, until hf_log_release.
  * For a step that sets the threshold itself (a config load): its own lines then follow the level

@@ -21,6 +21,7 @@
 #include <libxml/tree.h>
 #include <libxml/xmlschemas.h>
 
+#include "common/regular_file.h"
 #include "hipfile/backend.h"
 #include "manifest_schema.h"
 #include "plugin_trust.h"
@@ -163,24 +164,11 @@ static void schema_compile(void)
 /* Reads the whole file, refusing anything bigger than a manifest can reasonably be. */
 static int file_slurp(const char *path, char **text_p, size_t *size_p, char *why, size_t why_size)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        int err = errno;
-        why_set(why, why_size, "cannot open: %s", strerror(err));
-        return -err;
-    }
-    int rc;
     struct stat st;
-    if (fstat(fd, &st) < 0) {
-        rc = -errno;
-        why_set(why, why_size, "cannot stat: %s", strerror(-rc));
-        goto close_fd;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        rc = -EINVAL;
-        why_set(why, why_size, "not a regular file");
-        goto close_fd;
-    }
+    int fd = hfp_open_regular(path, O_RDONLY, 0, &st, why, why_size);
+    if (fd < 0)
+        return fd;
+    int rc;
     /* Checked on the open descriptor: what is validated is what is read. */
     rc = hf_plugin_trust_stat(path, &st, why, why_size);
     if (rc < 0)
@@ -519,15 +507,12 @@ int hf_manifest_library_path(const struct hf_manifest *manifest, const char *plu
                 library, real, dir_real);
         return -EPERM;
     }
-    struct stat st;
-    if (stat(real, &st) < 0) {
-        int err = errno;
-        why_set(why, why_size, "library '%s': %s", library, strerror(err));
-        return -err;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        why_set(why, why_size, "library '%s' is not a regular file", library);
-        return -EINVAL;
+    /* dlopen opens it by path, and would wait for ever on a FIFO. */
+    char what[HFP_REGULAR_WHY_SIZE];
+    int rc = hfp_check_regular(real, what, sizeof(what));
+    if (rc < 0) {
+        why_set(why, why_size, "library '%s': %s", library, what);
+        return rc;
     }
     if (strlen(real) >= path_size) {
         why_set(why, why_size, "library path '%s' is too long", real);

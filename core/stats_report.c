@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/regular_file.h"
 #include "config.h"
 #include "loader.h"
 #include "log.h"
@@ -110,10 +111,14 @@ __attribute__((destructor)) static void stats_report_at_exit(void)
     if (path == NULL || path[0] == '\0' || hf_setting_int(HF_SETTING_PROFILE_STATS) < 1 ||
         !hf_stats_started())
         return;
-    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    /* A FIFO nobody reads would hold the program's exit for ever. */
+    char why[HFP_REGULAR_WHY_SIZE];
+    int fd = hfp_open_regular(path, O_WRONLY | O_CREAT | O_APPEND, 0644, NULL, why, sizeof(why));
     FILE *out = fd >= 0 ? fdopen(fd, "a") : NULL;
     if (out == NULL) {
-        hf_warn("cannot write the statistics report to %s: %s", path, strerror(errno));
+        if (fd >= 0)
+            snprintf(why, sizeof(why), "%s", strerror(errno));
+        hf_warn("cannot write the statistics report to %s: %s", path, why);
         if (fd >= 0)
             close(fd);
         return;

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/regular_file.h"
 #include "config_store.h"
 #include "install_paths.h"
 #include "log.h"
@@ -408,11 +409,14 @@ const char *const *hf_config_search_path(void)
     return search_path;
 }
 
-/* Open the first of @p paths that exists; NULL with errno ENOENT when none does. */
-static FILE *config_open(const char *const *paths, const char **path_p)
+/*
+ * Open the first of @p paths that exists; NULL with errno ENOENT when none does, or EINVAL with
+ * @p why saying what the file is when it is not a regular file (a FIFO would block the open).
+ */
+static FILE *config_open(const char *const *paths, const char **path_p, char *why, size_t why_size)
 {
     for (const char *const *path = paths; *path != NULL; path++) {
-        FILE *fp = fopen(*path, "re");
+        FILE *fp = hfp_fopen_regular(*path, why, why_size);
         *path_p = *path;
         if (fp != NULL || errno != ENOENT)
             return fp;
@@ -439,7 +443,8 @@ static int stage_file(struct hf_config_staged *st, struct hf_config_state *state
         paths = from_env;
     }
     const char *path = NULL;
-    FILE *fp = config_open(paths, &path);
+    char why[HFP_REGULAR_WHY_SIZE];
+    FILE *fp = config_open(paths, &path, why, sizeof(why));
     if (fp == NULL) {
         int err = errno;
         if (err == ENOENT) {
@@ -457,20 +462,17 @@ static int stage_file(struct hf_config_staged *st, struct hf_config_state *state
         }
         atomic_store(&last_path, hf_config_keep_string(path));
         failure_set("the config file", path);
-        hf_error("cannot open config file %s: %s", path, strerror(err));
+        if (err == EINVAL)
+            hf_error("config file %s is %s", path, why);
+        else
+            hf_error("cannot open config file %s: %s", path, strerror(err));
         return -err;
     }
     state->path = hf_config_keep_string(path);
     atomic_store(&last_path, state->path);
     int rc = 0;
-    struct stat st_buf;
     if (state->path == NULL) {
         rc = -ENOMEM;
-        goto out_close;
-    }
-    if (fstat(fileno(fp), &st_buf) != 0 || !S_ISREG(st_buf.st_mode)) {
-        hf_error("config file %s is not a regular file", path);
-        rc = -EINVAL;
         goto out_close;
     }
     /* @include paths in the file are relative to the file, not to the program's directory. */

@@ -63,6 +63,13 @@ void hf_config_warn_unused(const struct hf_config_plugin *plugins, size_t count,
 int hf_config_ensure_loaded(void);
 
 /**
+ * Forget every value set through the parameter API and hipFileDriverSet*: each setting returns to
+ * what the last load found in the file, the environment or the defaults. The last
+ * hipFileDriverClose calls it, since cuFile's close resets its parameters as well.
+ */
+void hf_config_drop_api_values(void);
+
+/**
  * Forget the loaded file, the environment and every parameter-API value: all settings return to
  * the built-in defaults and the next hf_config_ensure_loaded loads again. Tests only.
  */

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/regular_file.h"
 #include "setting_values.h"
 #include "install_paths.h"
 #include "log.h"
@@ -43,6 +44,9 @@ static struct override overrides[HF_SETTING_COUNT];
 static struct kept_string *kept_strings;
 static struct hf_config_state *kept_states; /* every state ever published */
 static const char *log_target; /* the file this module pointed the log at, NULL = not ours */
+/* What the last publish stored before the overrides went over it; all zero before any. */
+static struct hf_config_staged published_loaded;
+static bool published_loaded_set;
 
 void hf_config_store_lock(void)
 {
@@ -164,9 +168,13 @@ const char *hf_config_where(const config_setting_t *cs, const struct hf_config_s
 
 /* ---- the log ------------------------------------------------------------------------------- */
 
-/* Point the log at log.file, or at log.dir/hipfile_<pid>.log; leave a sink we did not set alone. */
-static int log_redirect(const char *file, const char *dir)
+/*
+ * Point the log at log.file, or at log.dir/hipfile_<pid>.log; leave a sink we did not set alone.
+ * A refusal is described in @p why (HFP_REGULAR_WHY_SIZE bytes).
+ */
+static int log_redirect(const char *file, const char *dir, char *why)
 {
+    why[0] = '\0';
     char path[PATH_MAX];
     const char *target = NULL;
     if (file != NULL && file[0] != '\0') {
@@ -183,7 +191,7 @@ static int log_redirect(const char *file, const char *dir)
     }
     if (log_target != NULL && strcmp(log_target, target) == 0)
         return 0;
-    int rc = hf_log_set_file(target);
+    int rc = hf_log_set_file_why(target, why, HFP_REGULAR_WHY_SIZE);
     if (rc < 0)
         return rc;
     log_target = hf_config_keep_string(target);
@@ -195,9 +203,13 @@ static void log_apply_loaded(void)
     hf_log_set_level((int)atomic_load(&slot_num[HF_SETTING_LOG_LEVEL]));
     const char *file = atomic_load(&slot_text[HF_SETTING_LOG_FILE]);
     const char *dir = atomic_load(&slot_text[HF_SETTING_LOG_DIR]);
-    int rc = log_redirect(file, dir);
+    char why[HFP_REGULAR_WHY_SIZE];
+    int rc = log_redirect(file, dir, why);
     /* A log file that cannot be opened must not stop I/O; lines keep going to the old sink. */
-    if (rc < 0)
+    if (rc == -EINVAL)
+        hf_warn("log file %s%s is %s; logging continues where it went before", file[0] ? file : dir,
+                file[0] ? "" : "/hipfile_<pid>.log", why);
+    else if (rc < 0)
         hf_warn("cannot open log file %s%s: %s; logging continues where it went before",
                 file[0] ? file : dir, file[0] ? "" : "/hipfile_<pid>.log", strerror(-rc));
 }
@@ -205,6 +217,8 @@ static void log_apply_loaded(void)
 void hf_config_store_publish(struct hf_config_staged *st, struct hf_config_state *state)
 {
     slots_init();
+    published_loaded = *st;
+    published_loaded_set = true;
     for (size_t i = 0; i < HF_SETTING_COUNT; i++) {
         if (overrides[i].set) {
             st->num[i] = overrides[i].num;
@@ -225,6 +239,24 @@ void hf_config_store_publish(struct hf_config_staged *st, struct hf_config_state
 void hf_config_store_forget_overrides(void)
 {
     memset(overrides, 0, sizeof(overrides));
+}
+
+void hf_config_drop_api_values(void)
+{
+    slots_init();
+    hf_config_store_lock();
+    bool any = false;
+    for (size_t i = 0; i < HF_SETTING_COUNT; i++)
+        any = any || overrides[i].set;
+    if (any) {
+        if (!published_loaded_set)
+            hf_config_stage_defaults(&published_loaded);
+        hf_config_store_forget_overrides();
+        /* The load's own values, not a new read of the file: close must not fail or change them. */
+        slots_store(&published_loaded);
+        log_apply_loaded();
+    }
+    hf_config_store_unlock();
 }
 
 /* ---- reads --------------------------------------------------------------------------------- */
@@ -666,7 +698,12 @@ int hf_setting_set_string(enum hf_setting_id id, const char *value)
             id == HF_SETTING_LOG_FILE ? text : atomic_load(&slot_text[HF_SETTING_LOG_FILE]);
         const char *dir =
             id == HF_SETTING_LOG_DIR ? text : atomic_load(&slot_text[HF_SETTING_LOG_DIR]);
-        rc = log_redirect(file, dir);
+        char why[HFP_REGULAR_WHY_SIZE];
+        rc = log_redirect(file, dir, why);
+        if (rc == -EINVAL) {
+            hf_error("%s = \"%s\": the log file is %s", s->key, value, why);
+            goto out_unlock;
+        }
         if (rc < 0) {
             hf_error("%s = \"%s\": cannot open the log file: %s", s->key, value, strerror(-rc));
             goto out_unlock;

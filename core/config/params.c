@@ -33,11 +33,23 @@ static const struct hf_setting *param_row(enum hf_param_kind kind, int param, co
 
 /*
  * Settings that only setup reads (threads, buffer sizes) cannot change once it ran; accepting
- * the call would report a value the library does not use. cuFile refuses such calls the same way.
+ * the call would report a value the library does not use. cuFile refuses such calls the same way,
+ * and refuses its string parameters and use_pci_p2pdma while the driver is open: those follow it,
+ * and may change again once the driver is closed.
  */
 static bool settable_now(const struct hf_setting *s, const char *func)
 {
-    if (s->live || !hf_driver_was_set_up())
+    if (s->live)
+        return true;
+    if (s->closed_only) {
+        if (!hf_driver_is_open())
+            return true;
+        hf_error("%s: %s cannot change while the driver is open; set it before hipFileDriverOpen "
+                 "or after the last hipFileDriverClose",
+                 func, s->key);
+        return false;
+    }
+    if (!hf_driver_was_set_up())
         return true;
     hf_error("%s: %s is read when the driver first opens; set it before hipFileDriverOpen", func,
              s->key);

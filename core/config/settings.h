@@ -124,6 +124,13 @@ struct hf_setting {
      * refused with hipFileDriverAlreadyOpen.
      */
     bool live;
+    /**
+     * Not live, yet read by no setup either: the parameter API changes it only while the driver
+     * is closed and refuses it with hipFileDriverAlreadyOpen while the driver is open, as cuFile
+     * does for its string parameters and use_pci_p2pdma. The config file and environment still
+     * reach it on every load.
+     */
+    bool closed_only;
     /** NULL when the setting acts; else what it does (accepted for compatibility, stored,
      * reported) and why no more, for the documentation. */
     const char *no_effect;

@@ -12,6 +12,7 @@
 
 #include "common/align.h"
 #include "common/device_switch.h"
+#include "common/regular_file.h"
 #include "fastpath.h"
 
 /* Where a loaded nvidia-fs module shows itself. */
@@ -74,6 +75,15 @@ void hf_fastpath_gds_setup(struct fastpath *fp)
     if (gds == NULL) {
         fp->gds_absent = "out of memory while opening libcufile";
         return;
+    }
+    /* A path (not a soname) is opened by dlopen itself, which would wait for ever on a FIFO. */
+    char why[HFP_REGULAR_WHY_SIZE];
+    if (strchr(fp->set.gds_library, '/') != NULL &&
+        hfp_check_regular(fp->set.gds_library, why, sizeof(why)) == -EINVAL) {
+        fp->gds_absent = "libcufile cannot be opened (fastpath.gds_library)";
+        fastpath_log(fp, HF_LOG_WARN, "GDS: %s: %s is %s", fp->gds_absent, fp->set.gds_library,
+                     why);
+        goto free_gds;
     }
     gds->library = dlopen(fp->set.gds_library, RTLD_NOW | RTLD_LOCAL);
     if (gds->library == NULL) {

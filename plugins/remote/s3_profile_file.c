@@ -3,6 +3,8 @@
 #include "s3_profile_file.h"
 #include "s3_error.h"
 
+#include "common/regular_file.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <pwd.h>
@@ -98,11 +100,15 @@ int s3_profile_file_read(const char *path, const char *section, struct s3_profil
                          char *err, size_t err_size)
 {
     memset(out, 0, sizeof(*out));
-    FILE *f = fopen(path, "r");
+    /* The paths come from the environment: a FIFO there must not hang the first S3 open. */
+    char why[HFP_REGULAR_WHY_SIZE];
+    FILE *f = hfp_fopen_regular(path, why, sizeof(why));
     if (!f) {
         if (errno == ENOENT || errno == ENOTDIR)
             return 0;
         int e = errno;
+        if (e == EINVAL)
+            return s3_fail(-e, err, err_size, "%s is %s", path, why);
         return s3_fail(-e, err, err_size, "cannot read %s: %s", path, strerror(e));
     }
     char wanted[256];

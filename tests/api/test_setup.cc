@@ -295,11 +295,103 @@ TEST_F(SetupTest, SettingsReadAtOpenAreRefusedAfterIt)
             threads == 3;
         bool live_ok =
             hipFileDriverSetMaxCacheSize(8192).err == hipFileSuccess &&
-            hipFileSetParameterBool(hipFileParamExecutionParallelIO, false).err == hipFileSuccess &&
-            hipFileSetParameterString(hipFileParamLoggingLevel, "warn").err == hipFileSuccess;
-        return refused && live_ok;
+            hipFileSetParameterBool(hipFileParamExecutionParallelIO, false).err == hipFileSuccess;
+        /* Read-once keys stay refused after the close too: the executor has started. */
+        bool closed = hipFileDriverClose().err == hipFileSuccess &&
+                      hipFileSetParameterSizeT(hipFileParamExecutionMaxIOThreads, 5).err ==
+                          hipFileDriverAlreadyOpen;
+        return refused && live_ok && closed;
     });
     EXPECT_TRUE(LogHas("execution.max_io_threads is read when the driver first opens"));
+}
+
+/*
+ * cuFile's rules, which AMD's tests describe for hipFile too (CantSetIfDriverOpen): the string
+ * parameters and use_pci_p2pdma are refused with hipFileDriverAlreadyOpen while the driver is
+ * open, before the value is even looked at, and may change again once it is closed.
+ */
+TEST_F(SetupTest, StringParametersAndPciP2pdmaAreRefusedWhileTheDriverIsOpen)
+{
+    ASSERT_EQ(hf_test_write_text(conf.c_str(), PluginConfig("").c_str()), 0);
+    InChild(log, [&] {
+        setenv("HIPFILE_CONFIG", conf.c_str(), 1);
+        if (hipFileDriverOpen().err != hipFileSuccess)
+            return false;
+        bool p2pdma = true;
+        bool refused =
+            hipFileSetParameterBool(hipFileParamUsePcip2pdma, true).err ==
+                hipFileDriverAlreadyOpen &&
+            hipFileSetParameterString(hipFileParamLogDir, "/foo/bar").err ==
+                hipFileDriverAlreadyOpen &&
+            hipFileSetParameterString(hipFileParamLoggingLevel, "info").err ==
+                hipFileDriverAlreadyOpen &&
+            hipFileSetParameterString(hipFileParamEnvLogfilePath, "/tmp/x.log").err ==
+                hipFileDriverAlreadyOpen &&
+            hipFileGetParameterBool(hipFileParamUsePcip2pdma, &p2pdma).err == hipFileSuccess &&
+            !p2pdma;
+        bool reopened =
+            hipFileDriverClose().err == hipFileSuccess &&
+            hipFileSetParameterBool(hipFileParamUsePcip2pdma, true).err == hipFileSuccess &&
+            hipFileSetParameterString(hipFileParamLoggingLevel, "warn").err == hipFileSuccess;
+        return refused && reopened;
+    });
+    EXPECT_TRUE(LogHas("properties.use_pci_p2pdma cannot change while the driver is open"));
+    EXPECT_TRUE(LogHas("log.dir cannot change while the driver is open"));
+}
+
+/* cuFile's last close resets what the parameter API set before the open (CloseClearsAppliedValue).
+ */
+TEST_F(SetupTest, ParametersSetBeforeOpenAreResetByTheLastClose)
+{
+    ASSERT_EQ(hf_test_write_text(conf.c_str(), PluginConfig("").c_str()), 0);
+    std::string dir = ScratchPath("logdir");
+    ASSERT_EQ(mkdir(dir.c_str(), 0755), 0);
+    InChild(log, [&] {
+        setenv("HIPFILE_CONFIG", conf.c_str(), 1);
+        size_t threads_default = 0;
+        if (hipFileGetParameterSizeT(hipFileParamExecutionMaxIOThreads, &threads_default).err !=
+                hipFileSuccess ||
+            threads_default == 10)
+            return false;
+        bool set =
+            hipFileSetParameterSizeT(hipFileParamExecutionMaxIOThreads, 10).err == hipFileSuccess &&
+            hipFileSetParameterBool(hipFileParamUsePcip2pdma, true).err == hipFileSuccess &&
+            hipFileSetParameterString(hipFileParamLogDir, dir.c_str()).err == hipFileSuccess;
+        size_t threads = 0;
+        bool p2pdma = false;
+        char got_dir[4096] = "";
+        auto read_all = [&] {
+            return hipFileGetParameterSizeT(hipFileParamExecutionMaxIOThreads, &threads).err ==
+                       hipFileSuccess &&
+                   hipFileGetParameterBool(hipFileParamUsePcip2pdma, &p2pdma).err ==
+                       hipFileSuccess &&
+                   hipFileGetParameterString(hipFileParamLogDir, got_dir, sizeof(got_dir)).err ==
+                       hipFileSuccess;
+        };
+        /* Two opens: only the last close resets. */
+        bool applied = hipFileDriverOpen().err == hipFileSuccess &&
+                       hipFileDriverOpen().err == hipFileSuccess &&
+                       hipFileDriverClose().err == hipFileSuccess && read_all() && threads == 10 &&
+                       p2pdma && dir == got_dir;
+        bool cleared = hipFileDriverClose().err == hipFileSuccess && read_all() &&
+                       threads == threads_default && !p2pdma && got_dir[0] == '\0';
+        return set && applied && cleared;
+    });
+}
+
+/* A FIFO as the config file: the open would wait for a writer; the watchdog fails a regression. */
+TEST_F(SetupTest, ConfigFileThatIsAFifoFailsOpenPromptly)
+{
+    std::string fifo = ScratchPath("conf.fifo");
+    unlink(fifo.c_str());
+    ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
+    InChild(log, [&] {
+        alarm(20);
+        setenv("HIPFILE_CONFIG", fifo.c_str(), 1);
+        return hipFileDriverOpen().err == hipFileDriverSetupError && hipFileUseCount() == 0;
+    });
+    EXPECT_TRUE(LogHas("config file " + fifo + " is a FIFO (named pipe), not a regular file"));
+    EXPECT_TRUE(LogHas("driver setup failed: the config file " + fifo + " is not usable"));
 }
 
 /* A relative path in the file is taken from the file's directory, never the current one. */

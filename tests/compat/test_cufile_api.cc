@@ -5,6 +5,7 @@
  */
 #include <gtest/gtest.h>
 #include <algorithm>
+#include <climits>
 #include <cstring>
 #include <mutex>
 #include <hip/hip_runtime_api.h>
@@ -188,6 +189,75 @@ TEST_F(CuFileTest, ParametersRoundTripAndBadOnesAreInvalidValue)
     ExpectStatus(cuFileGetParameterString(CUFILE_PARAM_LOGGING_LEVEL, level, 1),
                  CU_FILE_INVALID_VALUE);
     ExpectStatus(cuFileSetParameterString(CUFILE_PARAM_LOG_DIR, nullptr), CU_FILE_INVALID_VALUE);
+}
+
+// cuFile's close resets what cuFileSetParameter* set before the open (AMD's tests,
+// CloseClearsAppliedValue): the next reads give the defaults again.
+TEST_F(CuFileTest, ParametersSetBeforeOpenAreResetByTheLastClose)
+{
+    size_t threads_default = 0;
+    bool p2pdma_default = true;
+    char dir_default[64] = "x";
+    ExpectStatus(cuFileGetParameterSizeT(CUFILE_PARAM_EXECUTION_MAX_IO_THREADS, &threads_default),
+                 CU_FILE_SUCCESS);
+    ExpectStatus(cuFileGetParameterBool(CUFILE_PARAM_USE_PCIP2PDMA, &p2pdma_default),
+                 CU_FILE_SUCCESS);
+    ExpectStatus(cuFileGetParameterString(CUFILE_PARAM_LOG_DIR, dir_default, sizeof(dir_default)),
+                 CU_FILE_SUCCESS);
+    ASSERT_NE(threads_default, 10u);
+    ASSERT_FALSE(p2pdma_default);
+    ASSERT_STREQ(dir_default, "");
+
+    const char *dir = hf_test_tmpdir();
+    ExpectStatus(cuFileSetParameterSizeT(CUFILE_PARAM_EXECUTION_MAX_IO_THREADS, 10),
+                 CU_FILE_SUCCESS);
+    ExpectStatus(cuFileSetParameterBool(CUFILE_PARAM_USE_PCIP2PDMA, true), CU_FILE_SUCCESS);
+    ExpectStatus(cuFileSetParameterString(CUFILE_PARAM_LOG_DIR, dir), CU_FILE_SUCCESS);
+    ExpectStatus(cuFileDriverOpen(), CU_FILE_SUCCESS);
+    size_t threads = 0;
+    bool p2pdma = false;
+    char got_dir[PATH_MAX] = "";
+    ExpectStatus(cuFileGetParameterSizeT(CUFILE_PARAM_EXECUTION_MAX_IO_THREADS, &threads),
+                 CU_FILE_SUCCESS);
+    ExpectStatus(cuFileGetParameterBool(CUFILE_PARAM_USE_PCIP2PDMA, &p2pdma), CU_FILE_SUCCESS);
+    ExpectStatus(cuFileGetParameterString(CUFILE_PARAM_LOG_DIR, got_dir, sizeof(got_dir)),
+                 CU_FILE_SUCCESS);
+    EXPECT_EQ(threads, 10u);
+    EXPECT_TRUE(p2pdma);
+    EXPECT_STREQ(got_dir, dir);
+
+    ExpectStatus(cuFileDriverClose_v2(), CU_FILE_SUCCESS);
+    ExpectStatus(cuFileGetParameterSizeT(CUFILE_PARAM_EXECUTION_MAX_IO_THREADS, &threads),
+                 CU_FILE_SUCCESS);
+    ExpectStatus(cuFileGetParameterBool(CUFILE_PARAM_USE_PCIP2PDMA, &p2pdma), CU_FILE_SUCCESS);
+    ExpectStatus(cuFileGetParameterString(CUFILE_PARAM_LOG_DIR, got_dir, sizeof(got_dir)),
+                 CU_FILE_SUCCESS);
+    EXPECT_EQ(threads, threads_default);
+    EXPECT_FALSE(p2pdma);
+    EXPECT_STREQ(got_dir, "");
+}
+
+// cuFile refuses its string parameters and use_pci_p2pdma while the driver is open
+// (CantSetIfDriverOpen) with CU_FILE_DRIVER_ALREADY_OPEN, even for a value it would reject.
+TEST_F(CuFileTest, StringParametersAndPciP2pdmaAreRefusedWhileTheDriverIsOpen)
+{
+    ExpectStatus(cuFileDriverOpen(), CU_FILE_SUCCESS);
+    ExpectStatus(cuFileSetParameterBool(CUFILE_PARAM_USE_PCIP2PDMA, true),
+                 CU_FILE_DRIVER_ALREADY_OPEN);
+    ExpectStatus(cuFileSetParameterString(CUFILE_PARAM_LOG_DIR, "/foo/bar"),
+                 CU_FILE_DRIVER_ALREADY_OPEN);
+    ExpectStatus(cuFileSetParameterString(CUFILE_PARAM_LOGGING_LEVEL, "info"),
+                 CU_FILE_DRIVER_ALREADY_OPEN);
+    ExpectStatus(cuFileSetParameterString(CUFILE_PARAM_ENV_LOGFILE_PATH, "/tmp/x.log"),
+                 CU_FILE_DRIVER_ALREADY_OPEN);
+    ExpectStatus(cuFileSetParameterSizeT(CUFILE_PARAM_EXECUTION_MAX_IO_THREADS, 10),
+                 CU_FILE_DRIVER_ALREADY_OPEN);
+    bool p2pdma = true;
+    ExpectStatus(cuFileGetParameterBool(CUFILE_PARAM_USE_PCIP2PDMA, &p2pdma), CU_FILE_SUCCESS);
+    EXPECT_FALSE(p2pdma);
+    ExpectStatus(cuFileDriverClose_v2(), CU_FILE_SUCCESS);
+    ExpectStatus(cuFileSetParameterBool(CUFILE_PARAM_USE_PCIP2PDMA, true), CU_FILE_SUCCESS);
+    ExpectStatus(cuFileSetParameterString(CUFILE_PARAM_LOGGING_LEVEL, "warn"), CU_FILE_SUCCESS);
 }
 
 TEST_F(CuFileTest, FunctionsWithoutACounterpartSayNotSupportedAndWriteNothing)

@@ -377,6 +377,38 @@ TEST_F(Loader, OversizedManifestIsRejected)
         << log_->text();
 }
 
+// A FIFO's open waits for its other end: a watchdog makes a loader that opens one fail the test
+// (SIGALRM ends the process) instead of hanging it.
+TEST_F(Loader, ManifestThatIsAFifoIsSkippedWithoutBlocking)
+{
+    dir_.add("fixture-good");
+    ASSERT_EQ(mkfifo(dir_.file("fixture-fifo.xml").c_str(), 0644), 0);
+    alarm(20);
+    ASSERT_EQ(load(), 0);
+    alarm(0);
+    EXPECT_EQ(loaded_names(), Names{"fixture-good"});
+    EXPECT_EQ(log_->lines_with({"warn:", "fixture-fifo.xml",
+                                "a FIFO (named pipe), not a regular file", "skipped"})
+                  .size(),
+              1u)
+        << log_->text();
+}
+
+TEST_F(Loader, LibraryThatIsAFifoIsNeverOpened)
+{
+    ASSERT_EQ(mkfifo(dir_.file("libhipfile-fixture-good.so").c_str(), 0644), 0);
+    Manifest m;
+    m.name = "fixture-good";
+    dir_.add_manifest(m);
+    alarm(20);
+    ASSERT_EQ(load(), 0);
+    alarm(0);
+    EXPECT_EQ(hf_backend_count(), 0u);
+    EXPECT_NE(skip_line("fixture-good").find("a FIFO (named pipe), not a regular file"),
+              std::string::npos)
+        << log_->text();
+}
+
 TEST_F(Loader, DisabledPluginIsNeverOpened)
 {
     dir_.add("fixture-good");

@@ -655,6 +655,40 @@ TEST_F(ConfigTest, UnopenableLogFileWarnsAndKeepsTheOldSink)
     EXPECT_NE(std::string::npos, log.find("still here"));
 }
 
+// The log's open would wait for a reader of the FIFO; a device or /proc/self/mem would take the
+// lines somewhere they do not belong (the second writes into this process's memory).
+TEST_F(ConfigTest, LogFileThatIsAFifoIsRefusedWithoutBlocking)
+{
+    std::string fifo = Path("log.fifo");
+    ASSERT_EQ(0, mkfifo(fifo.c_str(), 0644));
+    alarm(20);
+    ASSERT_EQ(0, LoadText("log = { file = \"" + fifo + "\"; };\n"));
+    alarm(0);
+    hf_warn("still here");
+    std::string log = Log();
+    EXPECT_NE(std::string::npos, log.find("log file " + fifo +
+                                          " is a FIFO (named pipe), not a regular file; logging "
+                                          "continues where it went before"))
+        << log;
+    EXPECT_NE(std::string::npos, log.find("still here"));
+}
+
+TEST_F(ConfigTest, LogFileThatIsADeviceOrAProcFileIsRefused)
+{
+    const std::pair<const char *, const char *> cases[] = {
+        {"/dev/zero", "a character device, not a regular file"},
+        {"/proc/self/mem", "a file of procfs (/proc), a kernel interface, not a regular file"},
+    };
+    for (const auto &[path, what] : cases) {
+        ASSERT_EQ(0, LoadText(std::string("log = { file = \"") + path + "\"; };\n"));
+        hf_warn("after %s", path);
+        std::string log = Log();
+        EXPECT_NE(std::string::npos, log.find(std::string("log file ") + path + " is " + what))
+            << log;
+        EXPECT_NE(std::string::npos, log.find(std::string("after ") + path)) << log;
+    }
+}
+
 TEST_F(ConfigTest, IncludePathsAreRelativeToTheConfigFile)
 {
     std::string part = Path("part.conf");
@@ -686,7 +720,39 @@ TEST_F(ConfigTest, DirectoryAsConfigFileIsRejected)
 {
     setenv("HIPFILE_CONFIG", hf_test_tmpdir(), 1);
     EXPECT_EQ(-EINVAL, hf_config_load());
-    EXPECT_NE(std::string::npos, Log().find("is not a regular file"));
+    EXPECT_NE(std::string::npos, Log().find("is a directory, not a regular file")) << Log();
+}
+
+// Opening a FIFO waits for a writer: the watchdog (SIGALRM ends the process) makes a load that
+// opens one fail the test instead of hanging it.
+TEST_F(ConfigTest, FifoAsConfigFileIsRefusedWithoutBlocking)
+{
+    ASSERT_EQ(0, mkfifo(config_path_.c_str(), 0644));
+    alarm(20);
+    EXPECT_EQ(-EINVAL, hf_config_load());
+    alarm(0);
+    EXPECT_NE(std::string::npos, Log().find("config file " + config_path_ +
+                                            " is a FIFO (named pipe), not a regular file"))
+        << Log();
+}
+
+// /dev/null is no "empty config": every file that is not a regular file is refused alike.
+TEST_F(ConfigTest, DeviceAsConfigFileIsRefused)
+{
+    setenv("HIPFILE_CONFIG", "/dev/null", 1);
+    EXPECT_EQ(-EINVAL, hf_config_load());
+    EXPECT_NE(std::string::npos,
+              Log().find("config file /dev/null is a character device, not a regular file"))
+        << Log();
+}
+
+TEST_F(ConfigTest, ProcFileAsConfigFileIsRefused)
+{
+    setenv("HIPFILE_CONFIG", "/proc/self/status", 1);
+    EXPECT_EQ(-EINVAL, hf_config_load());
+    EXPECT_NE(std::string::npos, Log().find("config file /proc/self/status is a file of procfs "
+                                            "(/proc), a kernel interface, not a regular file"))
+        << Log();
 }
 
 TEST_F(ConfigTest, UnreadableConfigFileIsAnError)

@@ -183,7 +183,11 @@ void RenderRow(std::ostringstream &out, std::string &group, const hf_setting &s,
         out << "   :environment: ``" << s.env << "``\n";
     if (s.param_kind != HF_PARAM_NONE)
         out << "   :parameter: " << ParamOf(s) << "\n";
-    out << "   :live: " << (s.live ? "yes" : "no") << "\n";
+    out << "   :live: "
+        << (s.live          ? "yes"
+            : s.closed_only ? "while the driver is closed"
+                            : "no")
+        << "\n";
 }
 
 // The plugins the build made (libhipfile-<name>.so in the build's plugin directory), by file name.

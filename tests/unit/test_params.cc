@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -151,6 +152,24 @@ TEST_F(ParamsTest, UnopenableLogfilePathIsRejectedAndNotStored)
     ASSERT_EQ(hipFileSuccess, hipFileGetParameterString(hipFileParamEnvLogfilePath, buf, 256).err);
     EXPECT_STREQ("", buf);
     EXPECT_TRUE(LogHas("log.file = \"/nonexistent-dir/x/y.log\": cannot open the log file"));
+}
+
+// A FIFO's write-only open would wait for a reader; the watchdog (SIGALRM ends the process)
+// fails a regression instead of hanging it.
+TEST_F(ParamsTest, LogfilePathThatIsAFifoIsRejectedPromptly)
+{
+    std::string fifo = Path("log.fifo");
+    ASSERT_EQ(0, mkfifo(fifo.c_str(), 0644));
+    alarm(20);
+    hipFileError_t status = hipFileSetParameterString(hipFileParamEnvLogfilePath, fifo.c_str());
+    alarm(0);
+    EXPECT_EQ(hipFileInvalidValue, status.err);
+    char buf[256];
+    ASSERT_EQ(hipFileSuccess, hipFileGetParameterString(hipFileParamEnvLogfilePath, buf, 256).err);
+    EXPECT_STREQ("", buf);
+    EXPECT_TRUE(LogHas("log.file = \"" + fifo +
+                       "\": the log file is a FIFO (named pipe), not a regular file"))
+        << Log();
 }
 
 TEST_F(ParamsTest, UnknownParameterIsInvalidValue)
