@@ -40,23 +40,6 @@ extern "C" const char *__tsan_default_suppressions()
 {
     return "race:stream_release\n";
 }
-
-/*
- * Under ThreadSanitizer the library holds streams with host functions (stream_memops_bypass)
- * instead of stream waits: the host runtime polls the completion word in uninstrumented code,
- * which hides that ordering from TSan, while the host-function path orders through locks it sees.
- */
-class BypassEnvironment : public ::testing::Environment
-{
-  public:
-    void SetUp() override
-    {
-        ASSERT_EQ(hipFileSetParameterBool(hipFileParamStreamMemopsBypass, true).err,
-                  hipFileSuccess);
-    }
-};
-const ::testing::Environment *const bypass_env =
-    ::testing::AddGlobalTestEnvironment(new BypassEnvironment);
 #endif
 
 /*
@@ -260,6 +243,15 @@ class AsyncTest : public ApiTest
     void SetUp() override
     {
         ApiTest::SetUp();
+        /*
+         * Under ThreadSanitizer the library holds streams with host functions
+         * (stream_memops_bypass) instead of stream waits: the host runtime polls the completion
+         * word in uninstrumented code, which hides that ordering from TSan, while the
+         * host-function path orders through locks it sees. Set before every open, since the last
+         * close forgets values set through the API.
+         */
+        ASSERT_EQ(hipFileSetParameterBool(hipFileParamStreamMemopsBypass, kBypassDefault).err,
+                  hipFileSuccess);
         ASSERT_EQ(hipFileDriverOpen().err, hipFileSuccess);
         /* Parameterised suites have a '/' in their names: keep the file in the scratch folder. */
         path_ = ScratchPath("data");

@@ -334,6 +334,52 @@ TEST_F(CuFileTest, ReadAndWriteRoundTripAndReportErrorsAsNegatedCuFileCodes)
     ASSERT_EQ(hipHostFree(pinned), hipSuccess);
 }
 
+/*
+ * A program that closes a registered descriptor without cuFileHandleDeregister and gets the number
+ * back for another file: the old handle keeps reading the file it was registered for, and the new
+ * file registers on the reused number.
+ */
+TEST_F(CuFileTest, StaleHandleKeepsItsFileWhenTheNumberIsReused)
+{
+    char *path_a = hf_test_path("cufile.stale.a");
+    char *path_b = hf_test_path("cufile.stale.b");
+    ASSERT_EQ(hf_test_pattern_file(path_a, kSize, 21), 0);
+    ASSERT_EQ(hf_test_pattern_file(path_b, kSize, 22), 0);
+    ASSERT_EQ(hipMalloc(&dev_, kSize), hipSuccess);
+    int fd_a = open(path_a, O_RDONLY | O_CLOEXEC);
+    ASSERT_GE(fd_a, 0);
+    CUfileDescr_t descr = {};
+    descr.type = CU_FILE_HANDLE_TYPE_OPAQUE_FD;
+    descr.handle.fd = fd_a;
+    CUfileHandle_t stale = nullptr;
+    ExpectStatus(cuFileHandleRegister(&stale, &descr), CU_FILE_SUCCESS);
+    ASSERT_EQ(close(fd_a), 0);
+    int fd_b = open(path_b, O_RDONLY | O_CLOEXEC);
+    ASSERT_GE(fd_b, 0);
+    if (fd_b != fd_a) {
+        ASSERT_EQ(dup2(fd_b, fd_a), fd_a);
+        close(fd_b);
+    }
+    fd_ = fd_a; /* now B's; TearDown closes it */
+
+    std::vector<uint8_t> back(kSize);
+    ASSERT_EQ(cuFileRead(stale, dev_, kSize, 0, 0), (ssize_t)kSize);
+    ASSERT_EQ(hipMemcpy(back.data(), dev_, kSize, hipMemcpyDeviceToHost), hipSuccess);
+    EXPECT_EQ(hf_test_pattern_check(back.data(), kSize, 0, 21), -1) << "the old handle read B";
+
+    descr.handle.fd = fd_;
+    ExpectStatus(cuFileHandleRegister(&fh_, &descr), CU_FILE_SUCCESS);
+    EXPECT_NE(fh_, stale);
+    ASSERT_EQ(cuFileRead(fh_, dev_, kSize, 0, 0), (ssize_t)kSize);
+    ASSERT_EQ(hipMemcpy(back.data(), dev_, kSize, hipMemcpyDeviceToHost), hipSuccess);
+    EXPECT_EQ(hf_test_pattern_check(back.data(), kSize, 0, 22), -1);
+    cuFileHandleDeregister(stale);
+    unlink(path_a);
+    unlink(path_b);
+    free(path_a);
+    free(path_b);
+}
+
 /* A user-space file system of cuFile's shape: a file in memory, read and written by callbacks. */
 struct CallbackFile {
     std::mutex lock; /* pieces of one request call back from several threads */

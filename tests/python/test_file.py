@@ -116,6 +116,29 @@ def test_close_waits_for_pending_transfers(workdir):
     assert np.array_equal(out, data)
 
 
+def test_a_descriptor_closed_and_reused_behind_its_back_keeps_the_file(workdir):
+    # Code that closes every descriptor it does not know (a daemon, a child before exec) may
+    # close the File's, and the number comes back for another file: reads keep the first.
+    first, second = pattern(1 << 20, 1), pattern(1 << 20, 2)
+    path_a, path_b = os.path.join(workdir, "a.bin"), os.path.join(workdir, "b.bin")
+    write_file(path_a, first)
+    write_file(path_b, second)
+    f = hipfile.File(path_a)
+    number = f.fileno()
+    os.close(number)
+    other = os.open(path_b, os.O_RDONLY | os.O_CLOEXEC)
+    if other != number:
+        os.dup2(other, number)
+        os.close(other)
+    out = np.zeros_like(first)
+    assert f.read(out) == len(first)
+    assert np.array_equal(out, first)
+    f.close()  # closes the number, the second file's now
+    with hipfile.File(path_b) as g:
+        assert g.read(out) == len(second)
+    assert np.array_equal(out, second)
+
+
 def test_threads_read_at_once(workdir):
     data = pattern(16 << 20)
     path = os.path.join(workdir, "data.bin")

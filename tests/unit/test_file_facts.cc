@@ -25,6 +25,14 @@ hipFileHandle_t RegisterFd(int fd)
     return fh;
 }
 
+/* Whether two descriptors are open on the same inode. */
+bool SameFile(int a, int b)
+{
+    struct stat sa, sb;
+    return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
 } // namespace
 
 TEST(FileFacts, RegularFileOnTheScratchFilesystem)
@@ -37,7 +45,10 @@ TEST(FileFacts, RegularFileOnTheScratchFilesystem)
     struct hf_file_info info;
     ASSERT_EQ(hf_probe_file_info(fh, &info), 0);
     EXPECT_EQ(info.kind, HF_FILE_REGULAR);
-    EXPECT_EQ(info.fd, fd) << "a buffered caller fd serves as the buffered descriptor";
+    EXPECT_NE(info.fd, fd) << "the registration holds a descriptor of its own";
+    EXPECT_TRUE(SameFile(info.fd, fd));
+    EXPECT_FALSE(fcntl(info.fd, F_GETFL) & O_DIRECT);
+    EXPECT_TRUE(fcntl(info.fd, F_GETFD) & FD_CLOEXEC);
     EXPECT_EQ(info.size_at_register, 12345u);
     EXPECT_EQ(info.status_flags & O_ACCMODE, O_RDWR);
     struct statfs sfs;
@@ -46,6 +57,8 @@ TEST(FileFacts, RegularFileOnTheScratchFilesystem)
     EXPECT_STRNE(info.fs_name, "");
     if (info.direct_fd >= 0) {
         EXPECT_NE(info.direct_fd, fd);
+        EXPECT_NE(info.direct_fd, info.fd);
+        EXPECT_TRUE(SameFile(info.direct_fd, fd));
         EXPECT_TRUE(fcntl(info.direct_fd, F_GETFL) & O_DIRECT);
         EXPECT_GT(info.dio_offset_align, 0u);
         EXPECT_EQ(info.dio_offset_align & (info.dio_offset_align - 1), 0u) << "a power of two";
@@ -59,7 +72,7 @@ TEST(FileFacts, RegularFileOnTheScratchFilesystem)
     free(path);
 }
 
-TEST(FileFacts, DirectCallerFdGetsABufferedTwin)
+TEST(FileFacts, DirectCallerFdGetsTwinsOfItsOwn)
 {
     char *path = hf_test_path("facts.direct");
     ASSERT_EQ(hf_test_pattern_file(path, 8192, 2), 0);
@@ -69,8 +82,12 @@ TEST(FileFacts, DirectCallerFdGetsABufferedTwin)
     hipFileHandle_t fh = RegisterFd(fd);
     struct hf_file_info info;
     ASSERT_EQ(hf_probe_file_info(fh, &info), 0);
-    EXPECT_EQ(info.direct_fd, fd);
+    EXPECT_NE(info.direct_fd, fd) << "the caller's number may be closed and reused";
+    ASSERT_GE(info.direct_fd, 0);
+    EXPECT_TRUE(SameFile(info.direct_fd, fd));
+    EXPECT_TRUE(fcntl(info.direct_fd, F_GETFL) & O_DIRECT);
     EXPECT_NE(info.fd, fd);
+    EXPECT_TRUE(SameFile(info.fd, fd));
     EXPECT_FALSE(fcntl(info.fd, F_GETFL) & O_DIRECT);
     EXPECT_TRUE(fcntl(info.fd, F_GETFD) & FD_CLOEXEC);
     hipFileHandleDeregister(fh);
