@@ -307,7 +307,7 @@ static void file_record_facts(struct hf_file *file, const struct stat *st)
 static void file_label(const struct hf_file *file, char *label, size_t label_size)
 {
     if (file->info.url != NULL)
-        hipfileRedactUrls(file->info.url, label, label_size); /* redact before the cut */
+        hipFileRedactUrls(file->info.url, label, label_size); /* redact before the cut */
     else if (file->info.kind == HF_FILE_USERSPACE_FS)
         snprintf(label, label_size, "user-space FS handle %p", file->info.fs_handle);
     else

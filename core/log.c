@@ -108,7 +108,7 @@ static bool line_hold(int level, const char *line, size_t len)
 
 /*
  * Every line is redacted here, whoever wrote it: a URL a backend or the core logs keeps its host
- * and path but not its password or signature (hipfileRedactUrls), at every level and to every
+ * and path but not its password or signature (hipFileRedactUrls), at every level and to every
  * destination. The message is formatted whole before it is redacted and cut to the line's size,
  * so a limit cannot cut a URL before the mark that shows where its secret ends.
  */
@@ -143,7 +143,7 @@ void hf_logv(int level, const char *tag, const char *fmt, va_list ap)
     }
     va_end(again);
     char line[1024];
-    size_t len = hipfileRedactUrls(text, line, sizeof(line) - 1);
+    size_t len = hipFileRedactUrls(text, line, sizeof(line) - 1);
     if (text != raw)
         free(text);
     if (len > sizeof(line) - 2)

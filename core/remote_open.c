@@ -1,5 +1,5 @@
 /*
- * hipfileRemoteOpen: checks the URL and flags, describes the object as a file without a
+ * hipFileRemoteOpen: checks the URL and flags, describes the object as a file without a
  * descriptor (HF_FILE_REMOTE) and registers it like any file, so the remote backend's
  * file_register opens the object and the handle works with every I/O API.
  */
@@ -56,19 +56,19 @@ static hipFileOpError_t remote_open(const char *url, const char *options, int fl
                                     hipFileHandle_t *fh)
 {
     if (fh == NULL || url == NULL) {
-        hf_error("hipfileRemoteOpen: %s is NULL", fh == NULL ? "fh" : "url");
+        hf_error("hipFileRemoteOpen: %s is NULL", fh == NULL ? "fh" : "url");
         return hipFileInvalidValue;
     }
     if (flags != HIPFILE_REMOTE_READ && flags != HIPFILE_REMOTE_WRITE) {
-        hf_error("hipfileRemoteOpen: flags %d: use HIPFILE_REMOTE_READ or HIPFILE_REMOTE_WRITE",
+        hf_error("hipFileRemoteOpen: flags %d: use HIPFILE_REMOTE_READ or HIPFILE_REMOTE_WRITE",
                  flags);
         return hipFileInvalidFileOpenFlag;
     }
     if (strnlen(url, REMOTE_URL_MAX + 1) > REMOTE_URL_MAX || !url_scheme_known(url)) {
         /* Redacted before it is cut: a cut could fall inside the password, before its '@'. */
         char shown[201];
-        hipfileRedactUrls(url, shown, sizeof(shown));
-        hf_error("hipfileRemoteOpen: \"%s\" is not an http://, https:// or s3:// URL (at most %d "
+        hipFileRedactUrls(url, shown, sizeof(shown));
+        hf_error("hipFileRemoteOpen: \"%s\" is not an http://, https:// or s3:// URL (at most %d "
                  "bytes)",
                  shown, REMOTE_URL_MAX);
         return hipFileInvalidValue;
@@ -92,25 +92,33 @@ static hipFileOpError_t remote_open(const char *url, const char *options, int fl
     snprintf(info.fs_name, sizeof(info.fs_name), "remote");
     int rc = hf_file_register_info(&info, fh);
     if (rc == -EOPNOTSUPP) {
-        hf_error("hipfileRemoteOpen: %s: no loaded backend serves remote objects; the remote "
+        hf_error("hipFileRemoteOpen: %s: no loaded backend serves remote objects; the remote "
                  "plugin is not loaded or not enabled (hipfile-check lists the plugins)",
                  url);
         return hipFileIONotSupported;
     }
     if (rc != 0) {
         /* The backend logged the status and request id; this line ties the failure to the call. */
-        hf_error("hipfileRemoteOpen: %s: cannot open for %s: %s", url,
+        hf_error("hipFileRemoteOpen: %s: cannot open for %s: %s", url,
                  writable ? "writing" : "reading", strerror(-rc));
         return remote_open_error(-rc);
     }
-    hf_debug("hipfileRemoteOpen: %s registered for %s", url, writable ? "writing" : "reading");
+    hf_debug("hipFileRemoteOpen: %s registered for %s", url, writable ? "writing" : "reading");
     return hipFileSuccess;
 }
 
-HIPFILE_API hipFileError_t hipfileRemoteOpen(const char *url, const char *options, int flags,
+HIPFILE_API hipFileError_t hipFileRemoteOpen(const char *url, const char *options, int flags,
                                              hipFileHandle_t *fh)
 {
     hipFileOpError_t err = remote_open(url, options, flags, fh);
     hf_stats_file_register(err == hipFileSuccess);
     return hf_status(err);
+}
+
+/* The deprecated spelling stays an exported function of its own (not an alias of the symbol), so
+ * a stack trace or an ltrace of an old program names what it called. */
+HIPFILE_API hipFileError_t hipfileRemoteOpen(const char *url, const char *options, int flags,
+                                             hipFileHandle_t *fh)
+{
+    return hipFileRemoteOpen(url, options, flags, fh);
 }

@@ -1,5 +1,5 @@
 /*
- * hipfileRedactUrls: every URL inside a text loses its userinfo and the values of its signing and
+ * hipFileRedactUrls: every URL inside a text loses its userinfo and the values of its signing and
  * credential query parameters, so a log line or error message can name the object a request went
  * to without handing out the password or the presigned signature that reaches it. The rules are
  * in docs/reliability.rst ("Secrets in URLs").
@@ -211,7 +211,7 @@ static void redact_range(struct writer *w, const char *text, size_t begin, size_
     put(w, text + copied, end - copied);
 }
 
-HIPFILE_API size_t hipfileRedactUrls(const char *text, char *out, size_t out_size)
+HIPFILE_API size_t hipFileRedactUrls(const char *text, char *out, size_t out_size)
 {
     struct writer w = {.out = out, .size = out != NULL ? out_size : 0, .len = 0};
     if (text != NULL)

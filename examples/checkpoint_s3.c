@@ -27,7 +27,7 @@ static uint8_t weight_byte(size_t i)
 static hipFileHandle_t open_object(const char *url, const char *options, int flags)
 {
     hipFileHandle_t fh = NULL;
-    hipFileError_t e = hipfileRemoteOpen(url, options, flags, &fh);
+    hipFileError_t e = hipFileRemoteOpen(url, options, flags, &fh);
     if (e.err != hipFileSuccess) {
         /* The library's log line names the URL, the HTTP status and the request id. */
         fprintf(stderr, "cannot open %s: %s\n", url, hipFileGetOpErrorString(e.err));

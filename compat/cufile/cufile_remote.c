@@ -1,5 +1,5 @@
 /*
- * cuFileRemoteOpen, hipfile's URL extension of the cuFile API: hipfileRemoteOpen with cuFile's
+ * cuFileRemoteOpen, hipfile's URL extension of the cuFile API: hipFileRemoteOpen with cuFile's
  * flags and status.
  */
 #include <hipfile/remote.h>
@@ -14,5 +14,5 @@ _Static_assert(CU_FILE_REMOTE_READ == HIPFILE_REMOTE_READ &&
 HF_CUFILE_API CUfileError_t cuFileRemoteOpen(const char *url, const char *options, int flags,
                                              CUfileHandle_t *fh)
 {
-    return hf_cufile_status(hipfileRemoteOpen(url, options, flags, fh));
+    return hf_cufile_status(hipFileRemoteOpen(url, options, flags, fh));
 }

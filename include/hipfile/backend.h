@@ -72,7 +72,7 @@ enum hf_file_kind {
     HF_FILE_USERSPACE_FS = 3,
     /**
      * Since ABI minor 6: an object named by a URL (hf_file_info.url), opened with
-     * hipfileRemoteOpen; fd and direct_fd are -1. Manifest name "remote".
+     * hipFileRemoteOpen; fd and direct_fd are -1. Manifest name "remote".
      */
     HF_FILE_REMOTE = 4,
 };
@@ -132,14 +132,14 @@ struct hf_file_info {
     /** Since ABI minor 6, HF_FILE_USERSPACE_FS only: the write callback, or NULL (read-only). */
     ssize_t (*fs_write)(void *fs_handle, const char *buf, size_t size, off_t offset,
                         void *rdma_info);
-    /** Since ABI minor 6, HF_FILE_REMOTE only: the URL given to hipfileRemoteOpen. */
+    /** Since ABI minor 6, HF_FILE_REMOTE only: the URL given to hipFileRemoteOpen. */
     const char *url;
     /**
-     * Since ABI minor 6, HF_FILE_REMOTE only: the options string given to hipfileRemoteOpen
+     * Since ABI minor 6, HF_FILE_REMOTE only: the options string given to hipFileRemoteOpen
      * ("key=value" pairs separated by ';'), or NULL.
      */
     const char *remote_options;
-    /** Since ABI minor 6, HF_FILE_REMOTE only: opened for writing (hipfileRemoteOpen mode). */
+    /** Since ABI minor 6, HF_FILE_REMOTE only: opened for writing (hipFileRemoteOpen mode). */
     bool remote_writable;
 };
 

@@ -1,6 +1,6 @@
 /*
  * Remote objects as hipFile handles: an extension of hipfile's own (AMD's hipFile has no URL API).
- * hipfileRemoteOpen registers an object named by a URL and returns an ordinary hipFileHandle_t, so
+ * hipFileRemoteOpen registers an object named by a URL and returns an ordinary hipFileHandle_t, so
  * hipFileRead, hipFileReadAsync and the batch API work on it unchanged; hipFileHandleDeregister
  * releases it. The `remote` backend plugin serves these handles (docs/backends/remote.rst).
  */
@@ -13,10 +13,10 @@
 extern "C" {
 #endif
 
-/** hipfileRemoteOpen flag: open the object for reading (the object must exist). */
+/** hipFileRemoteOpen flag: open the object for reading (the object must exist). */
 #define HIPFILE_REMOTE_READ 0
 /**
- * hipfileRemoteOpen flag: open the object for writing. Only s3:// URLs may be written; the object
+ * hipFileRemoteOpen flag: open the object for writing. Only s3:// URLs may be written; the object
  * is written whole by one hipFileWrite at offset 0 (docs/backends/remote.rst).
  */
 #define HIPFILE_REMOTE_WRITE 1
@@ -33,7 +33,7 @@ extern "C" {
  * server's answer maps to (a missing object: hipFileInvalidValue with errno-style cause in the
  * log; denied: hipFilePermissionDenied; unreachable or failing: hipFileDriverError).
  */
-hipFileError_t hipfileRemoteOpen(const char *url, const char *options, int flags,
+hipFileError_t hipFileRemoteOpen(const char *url, const char *options, int flags,
                                  hipFileHandle_t *fh);
 
 /**
@@ -49,7 +49,23 @@ hipFileError_t hipfileRemoteOpen(const char *url, const char *options, int flags
  * @p out must not overlap; a NULL @p text is the empty text. Returns the length of the whole
  * redacted text, as snprintf does: a result of @p out_size or more means it was cut.
  */
-size_t hipfileRedactUrls(const char *text, char *out, size_t out_size);
+size_t hipFileRedactUrls(const char *text, char *out, size_t out_size);
+
+/** Marks a symbol kept only for programs written against an older spelling; using it warns. */
+#if defined(__GNUC__) || defined(__clang__)
+#define HIPFILE_DEPRECATED(msg) __attribute__((deprecated(msg)))
+#else
+#define HIPFILE_DEPRECATED(msg)
+#endif
+
+/**
+ * The first spelling of hipFileRemoteOpen, before the public API took the hipFile prefix
+ * everywhere: the same call, kept in the header and the symbol table so that programs written
+ * for it build and run unchanged. New code calls hipFileRemoteOpen.
+ */
+HIPFILE_DEPRECATED("use hipFileRemoteOpen")
+hipFileError_t hipfileRemoteOpen(const char *url, const char *options, int flags,
+                                 hipFileHandle_t *fh);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,5 @@
 /*
- * The remote backend: objects named by URLs (HF_FILE_REMOTE), opened with hipfileRemoteOpen.
+ * The remote backend: objects named by URLs (HF_FILE_REMOTE), opened with hipFileRemoteOpen.
  * Registration opens the object (HEAD) and pins its size and ETag; reads are parallel ranged GETs
  * (remote_read.c), signed for s3:// objects. http(s):// objects are read-only; s3:// objects
  * opened for writing are written whole by one hipFileWrite (remote_write.c).

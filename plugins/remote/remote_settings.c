@@ -1,6 +1,6 @@
 /*
  * The remote backend's settings: the declaration of its config group's keys, reading them, and
- * per-object overrides from hipfileRemoteOpen's options string, which name the same keys and obey
+ * per-object overrides from hipFileRemoteOpen's options string, which name the same keys and obey
  * the same ranges, so a setting is documented and checked once whichever way it is given.
  */
 #include <errno.h>

@@ -80,7 +80,7 @@ def _flags_of(mode):
     return _MODES[normalized]
 
 
-# hipfileRemoteOpen's flags (hipfile/remote.h): an object is read, or written whole once.
+# hipFileRemoteOpen's flags (hipfile/remote.h): an object is read, or written whole once.
 _REMOTE_SCHEMES = ("http://", "https://", "s3://")
 _REMOTE_FLAGS = {"r": 0, "w": 1}
 
@@ -105,7 +105,7 @@ class File:
     (``__cuda_array_interface__`` or DLPack on a GPU) or host memory (the buffer protocol).
 
     ``file`` may also be a URL, ``"http://..."``, ``"https://..."`` or ``"s3://bucket/key"``,
-    opened with ``hipfileRemoteOpen``: ``flags`` ``"r"`` reads the object, ``"w"`` writes it
+    opened with ``hipFileRemoteOpen``: ``flags`` ``"r"`` reads the object, ``"w"`` writes it
     whole, by one :meth:`write` at offset 0 (docs/backends/remote.rst). ``options`` are the
     remote backend's open options (``"connections=16;region=eu-west-1"``).
 
@@ -149,7 +149,7 @@ class File:
         self._flags = os.O_RDONLY if mode == "r" else os.O_WRONLY
         _driver.ensure_open()
         handle = ctypes.c_void_p()
-        check(_lib.library().hipfileRemoteOpen(
+        check(_lib.library().hipFileRemoteOpen(
             self._url.encode(), options.encode() if options is not None else None,
             _REMOTE_FLAGS[mode], ctypes.byref(handle)), "open %s" % self._url)
         self._handle = handle.value

@@ -122,7 +122,7 @@ def _declare(lib):
         "hipFileGetOpErrorString": (c.c_char_p, [c.c_int]),
         "hipFileHandleRegister": (ErrorStruct, [c.POINTER(c.c_void_p), c.POINTER(Descr)]),
         "hipFileHandleDeregister": (None, [c.c_void_p]),
-        "hipfileRemoteOpen": (ErrorStruct, [c.c_char_p, c.c_char_p, c.c_int,
+        "hipFileRemoteOpen": (ErrorStruct, [c.c_char_p, c.c_char_p, c.c_int,
                                             c.POINTER(c.c_void_p)]),
         "hipFileBufRegister": (ErrorStruct, [c.c_void_p, size_t, c.c_int]),
         "hipFileBufDeregister": (ErrorStruct, [c.c_void_p]),

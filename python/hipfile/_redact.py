@@ -1,4 +1,4 @@
-"""URLs in messages without their secrets: ``hipfileRedactUrls`` of the library, the same rules
+"""URLs in messages without their secrets: ``hipFileRedactUrls`` of the library, the same rules
 the library's own log lines follow (docs/reliability.rst, "Secrets in URLs").
 
 The library's function is used when the loaded library has it, so the rules have one source;
@@ -34,7 +34,7 @@ def redact(text):
 
 def _library_function():
     try:
-        function = _lib.library().hipfileRedactUrls
+        function = _lib.library().hipFileRedactUrls
     except (OSError, AttributeError):
         return None
     function.restype = ctypes.c_size_t
@@ -48,7 +48,7 @@ def _name_is_secret(name):
 
 
 def _redact_py(text):
-    """The rules of core/url_redact.c, for a library without hipfileRedactUrls."""
+    """The rules of core/url_redact.c, for a library without hipFileRedactUrls."""
     out = []
     _range(out, text, 0, len(text), 0)
     return "".join(out)

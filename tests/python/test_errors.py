@@ -237,7 +237,7 @@ def test_error_message_hides_url_secrets():
 
 def test_python_rules_are_the_library_rules():
     from hipfile import _redact
-    assert _redact._library_function() is not None, "the library lacks hipfileRedactUrls"
+    assert _redact._library_function() is not None, "the library lacks hipFileRedactUrls"
     for text in SECRET_TEXTS + PLAIN_TEXTS:
         assert _redact._redact_py(text) == _redact.redact(text), text
     for text in SECRET_TEXTS:

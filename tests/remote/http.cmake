@@ -20,7 +20,7 @@ hf_add_gtest(NAME test_remote_faults SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_re
 hf_add_gtest(NAME test_remote_secrets SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_remote_secrets.cc
   LABELS remote ENV HIPFILE_LOG_LEVEL=debug)
 
-# s3:// objects through hipfileRemoteOpen, against the s3rver of s3_server.cmake.
+# s3:// objects through hipFileRemoteOpen, against the s3rver of s3_server.cmake.
 hf_add_gtest(NAME test_remote_s3_objects SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_remote_s3.cc
   LABELS remote ENV HIPFILE_TEST_S3RVER_DIR=${CMAKE_CURRENT_BINARY_DIR}/s3rver FIXTURES s3rver)
 

@@ -1,6 +1,6 @@
 /*
  * Shared fixture of the remote suites: objects written as pattern files into a server's document
- * root, handles opened with hipfileRemoteOpen, and reads into device memory checked byte for byte.
+ * root, handles opened with hipFileRemoteOpen, and reads into device memory checked byte for byte.
  * Each test starts and ends with the driver closed.
  */
 #ifndef HF_TEST_REMOTE_TEST_H
@@ -68,7 +68,7 @@ class RemoteTest : public ::testing::Test
     hipFileError_t Open(const std::string &url, const char *options, hipFileHandle_t *fh_p,
                         int flags = HIPFILE_REMOTE_READ)
     {
-        hipFileError_t e = hipfileRemoteOpen(url.c_str(), options, flags, fh_p);
+        hipFileError_t e = hipFileRemoteOpen(url.c_str(), options, flags, fh_p);
         if (e.err == hipFileSuccess)
             handles_.push_back(*fh_p);
         return e;

@@ -149,9 +149,9 @@ TEST_F(RemoteHttp, BadArgumentsAreRefused)
 {
     PutObject(name_, 10, 20);
     hipFileHandle_t fh = nullptr;
-    EXPECT_EQ(hipfileRemoteOpen(nullptr, nullptr, HIPFILE_REMOTE_READ, &fh).err,
+    EXPECT_EQ(hipFileRemoteOpen(nullptr, nullptr, HIPFILE_REMOTE_READ, &fh).err,
               hipFileInvalidValue);
-    EXPECT_EQ(hipfileRemoteOpen(Url(name_).c_str(), nullptr, HIPFILE_REMOTE_READ, nullptr).err,
+    EXPECT_EQ(hipFileRemoteOpen(Url(name_).c_str(), nullptr, HIPFILE_REMOTE_READ, nullptr).err,
               hipFileInvalidValue);
     EXPECT_EQ(Open("ftp://127.0.0.1/x", nullptr, &fh).err, hipFileInvalidValue);
     EXPECT_EQ(Open("http://", nullptr, &fh).err, hipFileInvalidValue);
@@ -163,11 +163,30 @@ TEST_F(RemoteHttp, BadArgumentsAreRefused)
     EXPECT_EQ(Open(Url(name_), "tls_verify=maybe", &fh).err, hipFileInvalidValue);
 }
 
+/* Programs written for the first spelling, hipfileRemoteOpen, still build (with a deprecation
+ * warning, silenced here) and get the same call: the same handle semantics and the same errors. */
+TEST_F(RemoteHttp, DeprecatedSpellingStillOpensAndReads)
+{
+    const uint64_t size = 256 * 1024 + 3;
+    PutObject(name_, size, 31);
+    hipFileHandle_t fh = nullptr;
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    ASSERT_EQ(hipfileRemoteOpen(Url(name_).c_str(), nullptr, HIPFILE_REMOTE_READ, &fh).err,
+              hipFileSuccess);
+    hipFileHandle_t refused = nullptr;
+    EXPECT_EQ(hipfileRemoteOpen(Url(name_).c_str(), nullptr, 7, &refused).err,
+              hipFileInvalidFileOpenFlag);
+#pragma GCC diagnostic pop
+    ReadAndCheck(fh, 0, size, size, 31);
+    hipFileHandleDeregister(fh);
+}
+
 TEST_F(RemoteHttp, DeregisteredHandleIsRejected)
 {
     PutObject(name_, 4096, 21);
     hipFileHandle_t fh = nullptr;
-    ASSERT_EQ(hipfileRemoteOpen(Url(name_).c_str(), nullptr, HIPFILE_REMOTE_READ, &fh).err,
+    ASSERT_EQ(hipFileRemoteOpen(Url(name_).c_str(), nullptr, HIPFILE_REMOTE_READ, &fh).err,
               hipFileSuccess);
     hipFileHandleDeregister(fh);
     void *dev = DeviceBuffer(4096);
@@ -191,7 +210,7 @@ TEST_F(RemoteHttp, WithoutTheRemotePluginOpenSaysSo)
         {
             setenv("HIPFILE_PLUGINS", "fallback", 1);
             hipFileHandle_t fh = nullptr;
-            hipFileError_t e = hipfileRemoteOpen(url.c_str(), nullptr, HIPFILE_REMOTE_READ, &fh);
+            hipFileError_t e = hipFileRemoteOpen(url.c_str(), nullptr, HIPFILE_REMOTE_READ, &fh);
             _exit(e.err == hipFileIONotSupported ? 0 : 1);
         },
         ::testing::ExitedWithCode(0), "the remote plugin is not loaded or not enabled");

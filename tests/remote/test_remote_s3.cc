@@ -1,5 +1,5 @@
 /*
- * s3:// objects through hipfileRemoteOpen against s3rver (started by the ctest fixture s3rver,
+ * s3:// objects through hipFileRemoteOpen against s3rver (started by the ctest fixture s3rver,
  * which also checks every SigV4 signature): writes as one PUT and as multipart uploads, read
  * back byte for byte at odd sizes and offsets, the whole-object write rule, and the errors of a
  * missing bucket or object and of wrong credentials.

@@ -1,5 +1,5 @@
 /*
- * hipfileRedactUrls: userinfo and signing or credential parameters of every URL in a text are
+ * hipFileRedactUrls: userinfo and signing or credential parameters of every URL in a text are
  * replaced, everything else is kept byte for byte, and a small buffer gets a redacted prefix,
  * never a piece of a secret.
  */
@@ -16,7 +16,7 @@ const char kMarker[] = "S3CR3TMARK";
 std::string Redact(const std::string &text, size_t size = 4096)
 {
     std::string out(size, '\x7f');
-    size_t len = hipfileRedactUrls(text.c_str(), size > 0 ? &out[0] : nullptr, size);
+    size_t len = hipFileRedactUrls(text.c_str(), size > 0 ? &out[0] : nullptr, size);
     if (size == 0)
         return std::to_string(len);
     size_t nul = out.find('\0');
@@ -158,13 +158,13 @@ TEST(UrlRedact, SmallBufferGetsARedactedPrefix)
         EXPECT_EQ(cut.find("S3CR"), std::string::npos) << size;
     }
     EXPECT_EQ(Redact(text, 0), std::to_string(whole.size()));
-    EXPECT_EQ(hipfileRedactUrls(text.c_str(), nullptr, 0), whole.size());
+    EXPECT_EQ(hipFileRedactUrls(text.c_str(), nullptr, 0), whole.size());
 }
 
 TEST(UrlRedact, NullTextIsEmpty)
 {
     char out[8] = "zzz";
-    EXPECT_EQ(hipfileRedactUrls(nullptr, out, sizeof(out)), 0u);
+    EXPECT_EQ(hipFileRedactUrls(nullptr, out, sizeof(out)), 0u);
     EXPECT_STREQ(out, "");
 }
 

@@ -1,4 +1,4 @@
-# hipfileRedactUrls (core/url_redact.c), through the shared library so its export is tested too.
+# hipFileRedactUrls (core/url_redact.c), through the shared library so its export is tested too.
 hf_add_gtest(NAME unit_url_redact
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_url_redact.cc)
 # The log sink (core/log.c) redacts every line, at every level, held or not.

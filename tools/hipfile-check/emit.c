@@ -1,7 +1,7 @@
 /*
  * The output writer: the same calls produce the text report or the JSON document, so the two
  * forms carry the same content. JSON is pretty-printed with two spaces per level. Every string it
- * writes passes hipfileRedactUrls first: settings, quoted log lines and the file explained may
+ * writes passes hipFileRedactUrls first: settings, quoted log lines and the file explained may
  * hold a URL, and the report is made to be pasted into a bug report.
  */
 #include <hipfile/remote.h>
@@ -17,11 +17,11 @@
  */
 static char *redacted(const char *s, char *small, size_t small_size)
 {
-    size_t len = hipfileRedactUrls(s, small, small_size);
+    size_t len = hipFileRedactUrls(s, small, small_size);
     char *text = len < small_size ? NULL : malloc(len + 1);
     if (text == NULL)
         return small;
-    hipfileRedactUrls(s, text, len + 1);
+    hipFileRedactUrls(s, text, len + 1);
     return text;
 }
 

@@ -20,7 +20,7 @@ int explain_open(const struct check_options *opts)
         int err = errno;
         /* A URL given for a file is named without its password or signature. */
         char shown[1024];
-        hipfileRedactUrls(opts->explain, shown, sizeof(shown));
+        hipFileRedactUrls(opts->explain, shown, sizeof(shown));
         fprintf(stderr, CHECK_NAME ": --explain %s: cannot open it %s: %s\n", shown,
                 opts->write ? "for reading and writing" : "for reading", strerror(err));
         return -err;

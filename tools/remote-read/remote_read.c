@@ -2,7 +2,7 @@
  * hipfile-remote-read: time reads of a whole remote object into device memory, for the remote
  * benchmark (scripts/bench-remote, docs/performance.rst). Usage:
  *   hipfile-remote-read URL REPEATS [OPTIONS]
- * opens URL with hipfileRemoteOpen(OPTIONS), reads the object once untimed, then REPEATS timed
+ * opens URL with hipFileRemoteOpen(OPTIONS), reads the object once untimed, then REPEATS timed
  * times into one hipMalloc'd buffer, and prints one line per timed read and the best:
  *   "best: BYTES bytes in SECONDS s, GBPS GB/s".
  */
@@ -30,10 +30,10 @@ int main(int argc, char **argv)
     const char *url = argv[1];
     int repeats = atoi(argv[2]);
     hipFileHandle_t fh = NULL;
-    hipFileError_t e = hipfileRemoteOpen(url, argc == 4 ? argv[3] : NULL, HIPFILE_REMOTE_READ, &fh);
+    hipFileError_t e = hipFileRemoteOpen(url, argc == 4 ? argv[3] : NULL, HIPFILE_REMOTE_READ, &fh);
     if (e.err != hipFileSuccess) {
         char shown[1024];
-        hipfileRedactUrls(url, shown, sizeof(shown));
+        hipFileRedactUrls(url, shown, sizeof(shown));
         fprintf(stderr, "cannot open %s: %s\n", shown, hipFileGetOpErrorString(e.err));
         return 1;
     }

@@ -1,7 +1,7 @@
 /*
  * A hipfile extension of the cuFile API (cuFile has no URL API): an object named by a URL as a
  * CUfileHandle_t, so cuFileRead, cuFileReadAsync and the batch calls work on it unchanged and
- * cuFileHandleDeregister releases it. It is hipfileRemoteOpen (<hipfile/remote.h>) with cuFile's
+ * cuFileHandleDeregister releases it. It is hipFileRemoteOpen (<hipfile/remote.h>) with cuFile's
  * status type; the remote backend serves the handle (docs/backends/remote.rst).
  */
 #ifndef HIPFILE_CUFILE_REMOTE_H
@@ -22,7 +22,7 @@ extern "C" {
  * Register the object at @p url ("http://", "https://" or "s3://bucket/key") with @p options
  * ("key=value;..." of the remote backend, or NULL) for @p flags (CU_FILE_REMOTE_READ or
  * CU_FILE_REMOTE_WRITE), the handle in *fh. Returns CU_FILE_SUCCESS or the cuFile code of
- * hipfileRemoteOpen's error: CU_FILE_INVALID_VALUE for a bad argument or a missing object,
+ * hipFileRemoteOpen's error: CU_FILE_INVALID_VALUE for a bad argument or a missing object,
  * CU_FILE_PERMISSION_DENIED for refused access or a write to an HTTP URL,
  * CU_FILE_IO_NOT_SUPPORTED without the remote plugin, CU_FILE_DRIVER_ERROR for a failing server.
  */
