@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/cpu_relax.h"
 #include "config.h"
 #include "log.h"
 
@@ -58,15 +59,6 @@ static uint64_t now_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
 }
 
 /*
@@ -146,7 +138,7 @@ static void worker_idle_locked(void)
         pthread_mutex_unlock(&pool_lock);
         uint64_t until = now_ns() + SPIN_NS;
         for (unsigned i = 1; !atomic_load_explicit(&work_queued, memory_order_acquire); i++) {
-            cpu_relax();
+            hfp_cpu_relax();
             if (i % 64 == 0 && now_ns() > until)
                 break;
         }
@@ -287,7 +279,7 @@ int hf_executor_run(unsigned n, void (*task)(void *arg, unsigned index), void *a
         pthread_mutex_unlock(&pool_lock);
         uint64_t until = now_ns() + SPIN_NS;
         for (unsigned i = 1; atomic_load_explicit(&job.done, memory_order_acquire) < job.n; i++) {
-            cpu_relax();
+            hfp_cpu_relax();
             if (i % 64 == 0 && now_ns() > until)
                 break;
         }

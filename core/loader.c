@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +21,7 @@
 #include "host_api.h"
 #include "log.h"
 #include "plugin_trust.h"
+#include "why.h"
 
 static pthread_mutex_t loader_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool loader_done;
@@ -56,17 +56,6 @@ _Static_assert(sizeof(ops_size_for_minor) / sizeof(ops_size_for_minor[0]) ==
 
 /* ---- loading one plugin ---- */
 
-static void why_set(char *why, size_t why_size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void why_set(char *why, size_t why_size, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, why_size, fmt, ap);
-    va_end(ap);
-}
-
 static const char *errno_text(int err, char *buf, size_t size)
 {
     const char *name = hf_manifest_errno_name(err);
@@ -82,32 +71,33 @@ static int ops_check(const struct hf_backend_ops *ops, uint32_t minor, const cha
                      size_t why_size)
 {
     if (ops == NULL) {
-        why_set(why, why_size, "the entry point returned no ops table");
+        hf_why_set(why, why_size, "the entry point returned no ops table");
         return -EINVAL;
     }
     if (ops->magic != HF_BACKEND_MAGIC) {
-        why_set(why, why_size, "bad magic 0x%08x in the ops table (expected 0x%08x)", ops->magic,
-                HF_BACKEND_MAGIC);
+        hf_why_set(why, why_size, "bad magic 0x%08x in the ops table (expected 0x%08x)", ops->magic,
+                   HF_BACKEND_MAGIC);
         return -EINVAL;
     }
     if (ops->abi_major != HF_BACKEND_ABI_MAJOR) {
-        why_set(why, why_size, "ops table is for ABI major %u, the core implements %u",
-                ops->abi_major, HF_BACKEND_ABI_MAJOR);
+        hf_why_set(why, why_size, "ops table is for ABI major %u, the core implements %u",
+                   ops->abi_major, HF_BACKEND_ABI_MAJOR);
         return -EINVAL;
     }
     size_t need = ops_size_for_minor[minor];
     if (ops->struct_size < need) {
-        why_set(why, why_size, "ops table is %u bytes, ABI %u.%u needs at least %zu",
-                ops->struct_size, HF_BACKEND_ABI_MAJOR, minor, need);
+        hf_why_set(why, why_size, "ops table is %u bytes, ABI %u.%u needs at least %zu",
+                   ops->struct_size, HF_BACKEND_ABI_MAJOR, minor, need);
         return -EINVAL;
     }
     if (ops->name == NULL || strcmp(ops->name, name) != 0) {
-        why_set(why, why_size, "the library calls itself '%s' but its manifest says '%s'",
-                ops->name != NULL ? ops->name : "(null)", name);
+        hf_why_set(why, why_size, "the library calls itself '%s' but its manifest says '%s'",
+                   ops->name != NULL ? ops->name : "(null)", name);
         return -EINVAL;
     }
     if ((ops->caps & (HF_CAP_READ | HF_CAP_WRITE)) == 0) {
-        why_set(why, why_size, "caps 0x%x offer neither HF_CAP_READ nor HF_CAP_WRITE", ops->caps);
+        hf_why_set(why, why_size, "caps 0x%x offer neither HF_CAP_READ nor HF_CAP_WRITE",
+                   ops->caps);
         return -EINVAL;
     }
     const char *missing = NULL;
@@ -124,7 +114,7 @@ static int ops_check(const struct hf_backend_ops *ops, uint32_t minor, const cha
     else if ((ops->caps & HF_CAP_WRITE) && ops->write == NULL)
         missing = "write (caps include HF_CAP_WRITE)";
     if (missing != NULL) {
-        why_set(why, why_size, "mandatory member %s is NULL", missing);
+        hf_why_set(why, why_size, "mandatory member %s is NULL", missing);
         return -EINVAL;
     }
     return 0;
@@ -261,8 +251,9 @@ int hf_loader_manifest_abi_refusal(const struct hf_manifest *m, char *why, size_
 {
     if (m->abi_minor <= HF_BACKEND_ABI_MINOR)
         return 0;
-    why_set(why, why_size, "needs plugin ABI %u.%u; this hipfile provides %u.%u: upgrade hipfile",
-            m->abi_major, m->abi_minor, HF_BACKEND_ABI_MAJOR, HF_BACKEND_ABI_MINOR);
+    hf_why_set(why, why_size,
+               "needs plugin ABI %u.%u; this hipfile provides %u.%u: upgrade hipfile", m->abi_major,
+               m->abi_minor, HF_BACKEND_ABI_MAJOR, HF_BACKEND_ABI_MINOR);
     return -ENOTSUP;
 }
 
@@ -271,10 +262,10 @@ int hf_loader_library_abi_refusal(const struct hf_manifest *m, uint32_t library_
 {
     if (library_minor >= m->abi_minor)
         return 0;
-    why_set(why, why_size,
-            "manifest says %u.%u, library reports %u.%u: the manifest or the library is out of "
-            "date",
-            m->abi_major, m->abi_minor, HF_BACKEND_ABI_MAJOR, library_minor);
+    hf_why_set(why, why_size,
+               "manifest says %u.%u, library reports %u.%u: the manifest or the library is out of "
+               "date",
+               m->abi_major, m->abi_minor, HF_BACKEND_ABI_MAJOR, library_minor);
     return -ENOTSUP;
 }
 

@@ -9,7 +9,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +24,7 @@
 #include "hipfile/backend.h"
 #include "manifest_schema.h"
 #include "plugin_trust.h"
+#include "why.h"
 
 /*
  * The errnos a manifest may name: the schema's enumeration. EOPNOTSUPP comes before its Linux alias
@@ -99,19 +99,6 @@ const char *hf_manifest_file_kind_name(int kind)
     return file_kind_names[kind];
 }
 
-static void why_set(char *why, size_t why_size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void why_set(char *why, size_t why_size, const char *fmt, ...)
-{
-    if (why == NULL || why_size == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, why_size, fmt, ap);
-    va_end(ap);
-}
-
 /* The first error libxml2 reports while parsing or validating one manifest. */
 struct xml_capture {
     bool seen;
@@ -175,14 +162,14 @@ static int file_slurp(const char *path, char **text_p, size_t *size_p, char *why
         goto close_fd;
     if (st.st_size > HF_MANIFEST_MAX_BYTES) {
         rc = -EFBIG;
-        why_set(why, why_size, "%lld bytes is larger than the %d a manifest may have",
-                (long long)st.st_size, HF_MANIFEST_MAX_BYTES);
+        hf_why_set(why, why_size, "%lld bytes is larger than the %d a manifest may have",
+                   (long long)st.st_size, HF_MANIFEST_MAX_BYTES);
         goto close_fd;
     }
     char *text = malloc((size_t)st.st_size + 1);
     if (text == NULL) {
         rc = -ENOMEM;
-        why_set(why, why_size, "out of memory");
+        hf_why_set(why, why_size, "out of memory");
         goto close_fd;
     }
     size_t size = 0;
@@ -192,7 +179,7 @@ static int file_slurp(const char *path, char **text_p, size_t *size_p, char *why
             continue;
         if (n < 0) {
             rc = -errno;
-            why_set(why, why_size, "cannot read: %s", strerror(-rc));
+            hf_why_set(why, why_size, "cannot read: %s", strerror(-rc));
             goto free_text;
         }
         if (n == 0)
@@ -303,7 +290,7 @@ static int requirements_extract(xmlNodePtr node, struct hf_manifest *m, char *wh
                 m->file_kinds |= 1u << value;
         }
         if (value < 0) {
-            why_set(why, why_size, "line %ld: unknown requirement", xmlGetLineNo(child));
+            hf_why_set(why, why_size, "line %ld: unknown requirement", xmlGetLineNo(child));
             return -EINVAL;
         }
     }
@@ -318,7 +305,7 @@ static int retry_extract(xmlNodePtr node, struct hf_manifest *m, char *why, size
             continue;
         int err = node_text(child, text, sizeof(text)) ? hf_manifest_errno_parse(text) : -1;
         if (err < 0 || m->retry_errno_count >= HF_MAX_RETRY_ERRNOS) {
-            why_set(why, why_size, "line %ld: unusable retry errno", xmlGetLineNo(child));
+            hf_why_set(why, why_size, "line %ld: unusable retry errno", xmlGetLineNo(child));
             return -EINVAL;
         }
         m->retry_errnos[m->retry_errno_count++] = err;
@@ -359,8 +346,8 @@ static int manifest_extract(xmlNodePtr root, struct hf_manifest *m, char *why, s
                 return -EINVAL;
         }
         if (!ok) {
-            why_set(why, why_size, "line %ld: element '%s' has an unusable value",
-                    xmlGetLineNo(node), (const char *)node->name);
+            hf_why_set(why, why_size, "line %ld: element '%s' has an unusable value",
+                       xmlGetLineNo(node), (const char *)node->name);
             return -EINVAL;
         }
     }
@@ -372,20 +359,20 @@ int hf_manifest_parse(const char *text, size_t size, const char *label,
 {
     pthread_once(&schema_once, schema_compile);
     if (schema == NULL) {
-        why_set(why, why_size, "the built-in manifest schema is unusable: %s",
-                schema_failure.message);
+        hf_why_set(why, why_size, "the built-in manifest schema is unusable: %s",
+                   schema_failure.message);
         return -EINVAL;
     }
     if (size > HF_MANIFEST_MAX_BYTES) {
-        why_set(why, why_size, "%zu bytes is larger than the %d a manifest may have", size,
-                HF_MANIFEST_MAX_BYTES);
+        hf_why_set(why, why_size, "%zu bytes is larger than the %d a manifest may have", size,
+                   HF_MANIFEST_MAX_BYTES);
         return -EFBIG;
     }
     int rc;
     struct xml_capture capture = {0};
     xmlParserCtxtPtr pctxt = xmlNewParserCtxt();
     if (pctxt == NULL) {
-        why_set(why, why_size, "out of memory");
+        hf_why_set(why, why_size, "out of memory");
         return -ENOMEM;
     }
     pctxt->_private = &capture;
@@ -396,23 +383,23 @@ int hf_manifest_parse(const char *text, size_t size, const char *label,
     if (doc == NULL || !pctxt->wellFormed) {
         rc = -EINVAL;
         if (capture.seen)
-            why_set(why, why_size, "malformed XML: line %d: %s", capture.line, capture.message);
+            hf_why_set(why, why_size, "malformed XML: line %d: %s", capture.line, capture.message);
         else
-            why_set(why, why_size, "malformed XML");
+            hf_why_set(why, why_size, "malformed XML");
         goto free_doc;
     }
 
     /* Entities could pull in other files; a manifest is plain data and never needs a DTD. */
     if (doc->intSubset != NULL || doc->extSubset != NULL) {
         rc = -EINVAL;
-        why_set(why, why_size, "has a DOCTYPE declaration, which manifests may not have");
+        hf_why_set(why, why_size, "has a DOCTYPE declaration, which manifests may not have");
         goto free_doc;
     }
 
     xmlSchemaValidCtxtPtr vctxt = xmlSchemaNewValidCtxt(schema);
     if (vctxt == NULL) {
         rc = -ENOMEM;
-        why_set(why, why_size, "out of memory");
+        hf_why_set(why, why_size, "out of memory");
         goto free_doc;
     }
     xmlSchemaSetValidStructuredErrors(vctxt, xml_capture_error, &capture);
@@ -421,10 +408,10 @@ int hf_manifest_parse(const char *text, size_t size, const char *label,
     if (invalid != 0) {
         rc = -EINVAL;
         if (capture.seen)
-            why_set(why, why_size, "does not match the manifest schema: line %d: %s", capture.line,
-                    capture.message);
+            hf_why_set(why, why_size, "does not match the manifest schema: line %d: %s",
+                       capture.line, capture.message);
         else
-            why_set(why, why_size, "does not match the manifest schema");
+            hf_why_set(why, why_size, "does not match the manifest schema");
         goto free_doc;
     }
 
@@ -471,31 +458,32 @@ int hf_manifest_library_path(const struct hf_manifest *manifest, const char *plu
 {
     const char *library = manifest->library;
     if (library[0] == '/') {
-        why_set(why, why_size,
-                "library '%s' is an absolute path; it must be relative to the plugin directory",
-                library);
+        hf_why_set(why, why_size,
+                   "library '%s' is an absolute path; it must be relative to the plugin directory",
+                   library);
         return -EPERM;
     }
     if (has_dotdot_component(library)) {
-        why_set(why, why_size,
-                "library '%s' has a '..' component; it must stay in the plugin directory", library);
+        hf_why_set(why, why_size,
+                   "library '%s' has a '..' component; it must stay in the plugin directory",
+                   library);
         return -EPERM;
     }
     char dir_real[PATH_MAX];
     if (realpath(plugin_dir, dir_real) == NULL) {
         int err = errno;
-        why_set(why, why_size, "plugin directory '%s': %s", plugin_dir, strerror(err));
+        hf_why_set(why, why_size, "plugin directory '%s': %s", plugin_dir, strerror(err));
         return -err;
     }
     char joined[PATH_MAX];
     if (snprintf(joined, sizeof(joined), "%s/%s", dir_real, library) >= (int)sizeof(joined)) {
-        why_set(why, why_size, "library path '%s/%s' is too long", dir_real, library);
+        hf_why_set(why, why_size, "library path '%s/%s' is too long", dir_real, library);
         return -ENAMETOOLONG;
     }
     char real[PATH_MAX];
     if (realpath(joined, real) == NULL) {
         int err = errno;
-        why_set(why, why_size, "library '%s': %s", library, strerror(err));
+        hf_why_set(why, why_size, "library '%s': %s", library, strerror(err));
         return -err;
     }
     /* Symbolic links are followed: what counts is where the file really is. */
@@ -503,19 +491,20 @@ int hf_manifest_library_path(const struct hf_manifest *manifest, const char *plu
     bool inside = strncmp(real, dir_real, dir_len) == 0 &&
                   (real[dir_len] == '/' || (dir_len == 1 && dir_real[0] == '/'));
     if (!inside) {
-        why_set(why, why_size, "library '%s' resolves to '%s', outside the plugin directory '%s'",
-                library, real, dir_real);
+        hf_why_set(why, why_size,
+                   "library '%s' resolves to '%s', outside the plugin directory '%s'", library,
+                   real, dir_real);
         return -EPERM;
     }
     /* dlopen opens it by path, and would wait for ever on a FIFO. */
     char what[HFP_REGULAR_WHY_SIZE];
     int rc = hfp_check_regular(real, what, sizeof(what));
     if (rc < 0) {
-        why_set(why, why_size, "library '%s': %s", library, what);
+        hf_why_set(why, why_size, "library '%s': %s", library, what);
         return rc;
     }
     if (strlen(real) >= path_size) {
-        why_set(why, why_size, "library path '%s' is too long", real);
+        hf_why_set(why, why_size, "library path '%s' is too long", real);
         return -ENAMETOOLONG;
     }
     memcpy(path_p, real, strlen(real) + 1);

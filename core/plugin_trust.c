@@ -7,38 +7,26 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static void why_set(char *why, size_t why_size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void why_set(char *why, size_t why_size, const char *fmt, ...)
-{
-    if (why == NULL || why_size == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, why_size, fmt, ap);
-    va_end(ap);
-}
+#include "why.h"
 
 int hf_plugin_trust_stat(const char *path, const struct stat *st, char *why, size_t why_size)
 {
     uid_t euid = geteuid();
     /* The owner can always chmod, so another owner is as bad as a writable mode. */
     if (st->st_uid != 0 && st->st_uid != euid) {
-        why_set(why, why_size, "%s is owned by uid %u, neither root nor this process's uid %u",
-                path, (unsigned)st->st_uid, (unsigned)euid);
+        hf_why_set(why, why_size, "%s is owned by uid %u, neither root nor this process's uid %u",
+                   path, (unsigned)st->st_uid, (unsigned)euid);
         return -EPERM;
     }
     if (st->st_mode & (S_IWGRP | S_IWOTH)) {
-        why_set(why, why_size, "%s is writable by %s (mode %04o); run chmod go-w on it", path,
-                (st->st_mode & S_IWOTH) ? "other users" : "its group",
-                (unsigned)(st->st_mode & 07777));
+        hf_why_set(why, why_size, "%s is writable by %s (mode %04o); run chmod go-w on it", path,
+                   (st->st_mode & S_IWOTH) ? "other users" : "its group",
+                   (unsigned)(st->st_mode & 07777));
         return -EPERM;
     }
     return 0;
@@ -47,20 +35,21 @@ int hf_plugin_trust_stat(const char *path, const struct stat *st, char *why, siz
 int hf_plugin_trust_directory(const char *dir, char *why, size_t why_size)
 {
     if (dir[0] != '/') {
-        why_set(why, why_size,
-                "%s is a relative path; plugins are never taken from the current directory", dir);
+        hf_why_set(why, why_size,
+                   "%s is a relative path; plugins are never taken from the current directory",
+                   dir);
         return -EPERM;
     }
     char real[PATH_MAX];
     if (realpath(dir, real) == NULL) {
         int err = errno;
-        why_set(why, why_size, "%s: %s", dir, strerror(err));
+        hf_why_set(why, why_size, "%s: %s", dir, strerror(err));
         return -err;
     }
     struct stat st;
     if (stat(real, &st) != 0) {
         int err = errno;
-        why_set(why, why_size, "%s: %s", real, strerror(err));
+        hf_why_set(why, why_size, "%s: %s", real, strerror(err));
         return -err;
     }
     int rc = hf_plugin_trust_stat(real, &st, why, why_size);
@@ -83,13 +72,14 @@ int hf_plugin_trust_directory(const char *dir, char *why, size_t why_size)
             *slash = '\0';
         if (stat(parent, &st) != 0) {
             int err = errno;
-            why_set(why, why_size, "%s: %s", parent, strerror(err));
+            hf_why_set(why, why_size, "%s: %s", parent, strerror(err));
             return -err;
         }
         if ((st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX)) {
-            why_set(why, why_size,
-                    "%s, above %s, is writable by other users without the sticky bit (mode %04o)",
-                    parent, real, (unsigned)(st.st_mode & 07777));
+            hf_why_set(
+                why, why_size,
+                "%s, above %s, is writable by other users without the sticky bit (mode %04o)",
+                parent, real, (unsigned)(st.st_mode & 07777));
             return -EPERM;
         }
         if (strcmp(parent, "/") == 0)

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/cpu_relax.h"
 #include "common/device_switch.h"
 #include "fallback.h"
 
@@ -75,15 +76,6 @@ static size_t min_size(size_t a, size_t b)
     return a < b ? a : b;
 }
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
-
 /*
  * A reader waiting for the ring polls briefly, then sleeps until the copier frees a buffer or
  * ends: a dozen readers yielding in a loop would take the CPU from the copier they wait for.
@@ -91,7 +83,7 @@ static inline void cpu_relax(void)
 static void pipe_wait_for_ring(struct pipe *p, unsigned *spins_inout)
 {
     if (++*spins_inout < PIPE_SPINS) {
-        cpu_relax();
+        hfp_cpu_relax();
         return;
     }
     uint32_t seen = atomic_load_explicit(&p->ring_seq, memory_order_seq_cst);
@@ -119,7 +111,7 @@ static void pipe_ring_moved(struct pipe *p)
 static void pipe_pause(unsigned *spins_inout)
 {
     if (++*spins_inout % PIPE_SPINS != 0)
-        cpu_relax();
+        hfp_cpu_relax();
     else
         sched_yield();
 }
