@@ -4,7 +4,7 @@
  * to config_store.c to publish. A load that fails anywhere publishes nothing, and says whether the
  * file or a variable was at fault.
  */
-#include "config.h"
+#include "config/config.h"
 
 #include <errno.h>
 #include <libconfig.h>
@@ -18,10 +18,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/install_paths.h"
+#include "base/log.h"
 #include "common/regular_file.h"
-#include "config_store.h"
-#include "install_paths.h"
-#include "log.h"
+#include "config/config_store.h"
 
 /* The installation's config file when the core cannot find where it is installed. */
 #ifndef HF_DEFAULT_CONFIG_PATH

@@ -21,8 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "setting_values.h"
-#include "settings.h"
+#include "config/setting_values.h"
+#include "config/settings.h"
 
 /**
  * Load defaults, then the config file (HIPFILE_CONFIG, which must be absolute, else the first of

@@ -18,9 +18,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "config.h"
-#include "config_store.h"
-#include "log.h"
+#include "base/log.h"
+#include "config/config.h"
+#include "config/config_store.h"
 
 /* A plugin's declarations, their rows and their values, immutable once published. */
 struct hf_config_declared_block {

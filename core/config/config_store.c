@@ -4,7 +4,7 @@
  * read can be reported), and the values the parameter API set, which every later load re-applies.
  * Writers serialise on one mutex; nothing a reader was handed is ever freed, so reads never lock.
  */
-#include "config_store.h"
+#include "config/config_store.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -14,10 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/install_paths.h"
+#include "base/log.h"
 #include "common/regular_file.h"
-#include "setting_values.h"
-#include "install_paths.h"
-#include "log.h"
+#include "config/setting_values.h"
 
 /* What a parameter-API call set, re-applied on top of every later load. */
 struct override {

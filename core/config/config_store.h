@@ -14,8 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "setting_values.h"
-#include "settings.h"
+#include "config/setting_values.h"
+#include "config/settings.h"
 
 /**
  * A key of a plugin's group in the file. The core cannot tell a plugin's keys from misspellings

@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "config_store.h"
-#include "log.h"
+#include "base/log.h"
+#include "config/config.h"
+#include "config/config_store.h"
 
 /* Names a "did you mean" hint chooses among: the core's groups and the manifests' names. */
 #define HF_MAX_CONFIG_CANDIDATES 64

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "settings.h"
+#include "config/settings.h"
 
 /** Where a setting's value came from. */
 enum hf_setting_origin {

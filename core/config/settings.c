@@ -4,7 +4,7 @@
  * cufile.json translates key for key; docs/configuration.rst lists the same rows, and a test
  * checks that the two agree.
  */
-#include "settings.h"
+#include "config/settings.h"
 
 #include <hipfile.h>
 #include <limits.h>
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "log.h"
+#include "base/log.h"
 
 #ifndef HF_DEFAULT_PLUGIN_DIR
 #define HF_DEFAULT_PLUGIN_DIR "/usr/local/lib/hipfile/plugins"

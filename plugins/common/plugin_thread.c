@@ -4,7 +4,7 @@
  * thread the application does not know, or be taken from the thread that waits for it with
  * sigwait or a signalfd. Faults stay unblocked: the kernel kills a process whose thread blocks the
  * fault it raised, without running the handler the application may have for it. The core's I/O
- * workers start the same way (core/executor.c).
+ * workers start the same way (core/services/executor.c).
  */
 #include "plugin_thread.h"
 

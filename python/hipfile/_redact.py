@@ -3,7 +3,7 @@ the library's own log lines follow (docs/reliability.rst, "Secrets in URLs").
 
 The library's function is used when the loaded library has it, so the rules have one source;
 without it (an older library, or none loadable) :func:`_redact_py`, a transcription of
-core/url_redact.c that the package's tests compare with the library on every case they try.
+core/base/url_redact.c that the package's tests compare with the library on every case they try.
 """
 
 import ctypes
@@ -48,7 +48,7 @@ def _name_is_secret(name):
 
 
 def _redact_py(text):
-    """The rules of core/url_redact.c, for a library without hipFileRedactUrls."""
+    """The rules of core/base/url_redact.c, for a library without hipFileRedactUrls."""
     out = []
     _range(out, text, 0, len(text), 0)
     return "".join(out)

@@ -21,8 +21,8 @@
 #include <vector>
 
 extern "C" {
-#include "executor.h"
-#include "sys.h"
+#include "services/executor.h"
+#include "base/sys.h"
 }
 
 namespace

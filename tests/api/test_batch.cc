@@ -18,7 +18,7 @@
 #include <vector>
 
 extern "C" {
-#include "executor.h"
+#include "services/executor.h"
 }
 
 namespace

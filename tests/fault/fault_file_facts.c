@@ -4,7 +4,7 @@
  */
 #include "fault_file_facts.h"
 
-#include "registry.h"
+#include "api/registry.h"
 
 int fault_file_facts(hipFileHandle_t fh, struct fault_file_facts *facts_p)
 {

@@ -17,8 +17,8 @@
 #include "hf_harness.h"
 
 extern "C" {
-#include "loader.h"
-#include "sys.h"
+#include "host/loader.h"
+#include "base/sys.h"
 }
 
 namespace fault_test

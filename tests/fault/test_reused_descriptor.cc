@@ -17,7 +17,7 @@
 #include "fault_test.h"
 #include "hf_harness.h"
 extern "C" {
-#include "sys.h"
+#include "base/sys.h"
 }
 
 namespace fault_test

@@ -18,11 +18,11 @@
 #include "plugin_fixture.h"
 
 extern "C" {
-#include "backend_call.h"
-#include "config.h"
-#include "host_api.h"
-#include "loader.h"
-#include "manifest.h"
+#include "host/backend_call.h"
+#include "config/config.h"
+#include "host/host_api.h"
+#include "host/loader.h"
+#include "host/manifest.h"
 }
 
 using hf_fixture::LogCapture;

@@ -21,7 +21,7 @@
 
 extern "C" {
 #include "common/staging_pool.h"
-#include "gpu.h"
+#include "services/gpu.h"
 }
 
 using namespace multigpu_test;

@@ -21,7 +21,7 @@
 
 #include "hf_harness.h"
 
-// The core's registration counts (core/registry.h, which C++ cannot include).
+// The core's registration counts (core/api/registry.h, which C++ cannot include).
 extern "C" size_t hf_file_count(void);
 extern "C" size_t hf_buffer_count(void);
 

@@ -1,5 +1,5 @@
 # The settings table, the config file and environment (core/config/config.c, core/config/settings.c), the
-# parameter API (core/config/params.c) and hipFileDriverGetProperties (core/properties.c).
+# parameter API (core/api/params.c) and hipFileDriverGetProperties (core/api/properties.c).
 hf_add_gtest(NAME unit_config INTERNAL
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_config.cc)
 target_include_directories(unit_config PRIVATE ${PROJECT_SOURCE_DIR}/core)

@@ -20,8 +20,8 @@
 extern "C" {
 #include <hipfile/backend.h>
 
-#include "config.h"
-#include "log.h"
+#include "config/config.h"
+#include "base/log.h"
 
 // A core setting's value by the dotted key a user writes, read through its row of the table as
 // the core reads it.
@@ -46,7 +46,7 @@ inline const char *SettingString(const char *key)
     const hf_setting *row = SettingRow(key);
     return row != nullptr ? hf_setting_string(hf_setting_id_of(row)) : nullptr;
 }
-#include "settings.h"
+#include "config/settings.h"
 }
 
 // A plugin's declaration of one key of its group, as tests write their tables (every member

@@ -1,4 +1,4 @@
-# Error messages, error macros, the errno table (core/error.c) and hipFileGetVersion.
+# Error messages, error macros, the errno table (core/base/error.c) and hipFileGetVersion.
 hf_add_gtest(NAME unit_errors
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_errors.cc
   INTERNAL)

@@ -2,7 +2,7 @@
  * registry header, which uses C11 atomics). */
 #include "file_facts_probe.h"
 
-#include "registry.h"
+#include "api/registry.h"
 
 int hf_probe_file_info(hipFileHandle_t fh, struct hf_file_info *info_p)
 {

@@ -18,10 +18,10 @@
 #include "hf_harness.h"
 
 extern "C" {
-#include "config.h"
-#include "install_paths.h"
-#include "log.h"
-#include "settings.h"
+#include "config/config.h"
+#include "base/install_paths.h"
+#include "base/log.h"
+#include "config/settings.h"
 }
 
 namespace

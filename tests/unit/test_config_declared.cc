@@ -15,9 +15,9 @@
 extern "C" {
 #include <hipfile/backend.h>
 
-#include "config.h"
-#include "introspect.h"
-#include "settings.h"
+#include "config/config.h"
+#include "api/introspect.h"
+#include "config/settings.h"
 }
 
 namespace

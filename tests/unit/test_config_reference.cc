@@ -23,8 +23,8 @@
 extern "C" {
 #include <hipfile/backend.h>
 
-#include "config.h"
-#include "settings.h"
+#include "config/config.h"
+#include "config/settings.h"
 }
 
 namespace

@@ -11,8 +11,8 @@
 #include "config_fixture.h"
 
 extern "C" {
-#include "config.h"
-#include "settings.h"
+#include "config/config.h"
+#include "config/settings.h"
 }
 
 namespace

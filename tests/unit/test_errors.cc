@@ -11,7 +11,7 @@
 #include <hipfile.h>
 
 extern "C" {
-#include "error.h"
+#include "base/error.h"
 }
 
 namespace
@@ -166,7 +166,7 @@ struct ErrnoRow {
     hipFileOpError_t code;
 };
 
-// The table documented in core/error.c.
+// The table documented in core/base/error.c.
 const ErrnoRow kErrnoRows[] = {
     // arguments that cannot be served
     {EINVAL, hipFileInvalidValue},

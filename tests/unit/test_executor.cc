@@ -20,8 +20,8 @@
 #include <unistd.h>
 
 extern "C" {
-#include "config.h"
-#include "executor.h"
+#include "config/config.h"
+#include "services/executor.h"
 }
 
 namespace

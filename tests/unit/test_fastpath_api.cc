@@ -14,7 +14,7 @@
 #include <vector>
 
 extern "C" {
-#include "gpu.h"
+#include "services/gpu.h"
 }
 
 namespace

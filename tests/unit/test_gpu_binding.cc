@@ -15,8 +15,8 @@
 #include "hf_harness.h"
 
 extern "C" {
-#include "gpu.h"
-#include "log.h"
+#include "services/gpu.h"
+#include "base/log.h"
 }
 
 namespace

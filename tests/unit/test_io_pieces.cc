@@ -16,7 +16,7 @@
 #include "plugin_fixture.h"
 
 extern "C" {
-#include "loader.h"
+#include "host/loader.h"
 }
 
 using hf_fixture::LogCapture;

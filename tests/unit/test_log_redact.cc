@@ -12,7 +12,7 @@
 
 #include "hf_harness.h"
 extern "C" {
-#include "log.h"
+#include "base/log.h"
 }
 
 namespace

@@ -21,9 +21,9 @@
 #include "hf_harness.h"
 
 extern "C" {
-#include "config.h"
-#include "log.h"
-#include "settings.h"
+#include "config/config.h"
+#include "base/log.h"
+#include "config/settings.h"
 }
 
 namespace

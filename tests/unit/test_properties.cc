@@ -11,9 +11,9 @@
 #include "hf_harness.h"
 
 extern "C" {
-#include "config.h"
-#include "loader.h"
-#include "settings.h"
+#include "config/config.h"
+#include "host/loader.h"
+#include "config/settings.h"
 }
 
 namespace

@@ -15,9 +15,9 @@
 #include "plugin_fixture.h"
 
 extern "C" {
-#include "backend_call.h"
-#include "loader.h"
-#include "selector.h"
+#include "host/backend_call.h"
+#include "host/loader.h"
+#include "host/selector.h"
 }
 
 using hf_fixture::LogCapture;

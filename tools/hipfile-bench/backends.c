@@ -195,7 +195,7 @@ static int report_read(const char *path, struct served_counts *c)
     while (fgets(line, sizeof(line), f) != NULL && c->n < BENCH_MAX_BACKENDS * 2) {
         char name[BENCH_BACKEND_NAME];
         unsigned long long reads, writes;
-        /* "  backend NAME served: reads N, writes M" (core/stats_report.c) */
+        /* "  backend NAME served: reads N, writes M" (core/api/stats_report.c) */
         if (sscanf(line, " backend %31s served: reads %llu, writes %llu", name, &reads, &writes) !=
             3)
             continue;

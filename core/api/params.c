@@ -1,0 +1,201 @@
+/*
+ * hipFileGet/SetParameter* and hipFileDriverSet*: the public face of the settings table. Each
+ * parameter names one row of core/settings.c; values set here outlive later config reloads.
+ */
+#include <errno.h>
+#include <hipfile.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "api/driver.h"
+#include "base/error.h"
+#include "base/log.h"
+#include "config/config.h"
+#include "config/settings.h"
+
+/*
+ * Parameters read what the config file says even before the driver opens. A file that fails to
+ * load was already logged; reads then report the built-in defaults and the driver open that
+ * follows reports the failure.
+ */
+static void params_config_ready(void)
+{
+    (void)hf_config_ensure_loaded();
+}
+
+static const struct hf_setting *param_row(enum hf_param_kind kind, int param, const char *func)
+{
+    const struct hf_setting *s = hf_setting_by_param(kind, param);
+    if (s == NULL)
+        hf_error("%s: unknown parameter %d", func, param);
+    return s;
+}
+
+/*
+ * Settings that only setup reads (threads, buffer sizes) cannot change once it ran; accepting
+ * the call would report a value the library does not use. cuFile refuses such calls the same way,
+ * and refuses its string parameters and use_pci_p2pdma while the driver is open: those follow it,
+ * and may change again once the driver is closed.
+ */
+static bool settable_now(const struct hf_setting *s, const char *func)
+{
+    if (s->live)
+        return true;
+    if (s->closed_only) {
+        if (!hf_driver_is_open())
+            return true;
+        hf_error("%s: %s cannot change while the driver is open; set it before hipFileDriverOpen "
+                 "or after the last hipFileDriverClose",
+                 func, s->key);
+        return false;
+    }
+    if (!hf_driver_was_set_up())
+        return true;
+    hf_error("%s: %s is read when the driver first opens; set it before hipFileDriverOpen", func,
+             s->key);
+    return false;
+}
+
+static hipFileError_t null_argument(const char *func, const char *name)
+{
+    hf_error("%s: %s is NULL", func, name);
+    return hf_status(hipFileInvalidValue);
+}
+
+HIPFILE_API hipFileError_t hipFileGetParameterSizeT(hipFileSizeTConfigParameter_t param,
+                                                    size_t *value)
+{
+    const struct hf_setting *s = param_row(HF_PARAM_SIZE_T, (int)param, __func__);
+    if (s == NULL)
+        return hf_status(hipFileInvalidValue);
+    if (value == NULL)
+        return null_argument(__func__, "value");
+    params_config_ready();
+    *value = (size_t)hf_setting_int(hf_setting_id_of(s));
+    return hf_status(hipFileSuccess);
+}
+
+HIPFILE_API hipFileError_t hipFileGetParameterBool(hipFileBoolConfigParameter_t param, bool *value)
+{
+    const struct hf_setting *s = param_row(HF_PARAM_BOOL, (int)param, __func__);
+    if (s == NULL)
+        return hf_status(hipFileInvalidValue);
+    if (value == NULL)
+        return null_argument(__func__, "value");
+    params_config_ready();
+    *value = hf_setting_bool(hf_setting_id_of(s));
+    return hf_status(hipFileSuccess);
+}
+
+HIPFILE_API hipFileError_t hipFileGetParameterString(hipFileStringConfigParameter_t param,
+                                                     char *desc_str, int len)
+{
+    const struct hf_setting *s = param_row(HF_PARAM_STRING, (int)param, __func__);
+    if (s == NULL)
+        return hf_status(hipFileInvalidValue);
+    if (desc_str == NULL)
+        return null_argument(__func__, "desc_str");
+    params_config_ready();
+    const char *text = hf_setting_string(hf_setting_id_of(s));
+    size_t need = strlen(text) + 1;
+    if (len <= 0 || (size_t)len < need) {
+        hf_error("%s: %s needs %zu bytes including the NUL; len is %d", __func__, s->key, need,
+                 len);
+        return hf_status(hipFileInvalidValue);
+    }
+    memcpy(desc_str, text, need);
+    return hf_status(hipFileSuccess);
+}
+
+HIPFILE_API hipFileError_t hipFileSetParameterSizeT(hipFileSizeTConfigParameter_t param,
+                                                    size_t value)
+{
+    const struct hf_setting *s = param_row(HF_PARAM_SIZE_T, (int)param, __func__);
+    if (s == NULL)
+        return hf_status(hipFileInvalidValue);
+    params_config_ready();
+    if (!settable_now(s, __func__))
+        return hf_status(hipFileDriverAlreadyOpen);
+    if (value > (size_t)INT64_MAX) {
+        hf_error("%s: %s = %zu is out of range; expected at most %lld", __func__, s->key, value,
+                 (long long)s->max);
+        return hf_status(hipFileInvalidValue);
+    }
+    if (hf_setting_set_int(hf_setting_id_of(s), (int64_t)value) < 0)
+        return hf_status(hipFileInvalidValue);
+    return hf_status(hipFileSuccess);
+}
+
+HIPFILE_API hipFileError_t hipFileSetParameterBool(hipFileBoolConfigParameter_t param, bool value)
+{
+    const struct hf_setting *s = param_row(HF_PARAM_BOOL, (int)param, __func__);
+    if (s == NULL)
+        return hf_status(hipFileInvalidValue);
+    params_config_ready();
+    if (!settable_now(s, __func__))
+        return hf_status(hipFileDriverAlreadyOpen);
+    if (hf_setting_set_bool(hf_setting_id_of(s), value) < 0)
+        return hf_status(hipFileInvalidValue);
+    return hf_status(hipFileSuccess);
+}
+
+HIPFILE_API hipFileError_t hipFileSetParameterString(hipFileStringConfigParameter_t param,
+                                                     const char *desc_str)
+{
+    const struct hf_setting *s = param_row(HF_PARAM_STRING, (int)param, __func__);
+    if (s == NULL)
+        return hf_status(hipFileInvalidValue);
+    if (desc_str == NULL)
+        return null_argument(__func__, "desc_str");
+    params_config_ready();
+    if (!settable_now(s, __func__))
+        return hf_status(hipFileDriverAlreadyOpen);
+    if (hf_setting_set_string(hf_setting_id_of(s), desc_str) < 0)
+        return hf_status(hipFileInvalidValue);
+    return hf_status(hipFileSuccess);
+}
+
+/*
+ * hipFileDriverSet*: a size the table's range rejects is a limit the driver cannot honour. Every
+ * setting these reach is live: the fallback re-reads the staging bounds each time its pools grow
+ * or take a slot back, so a lower cache or pinned limit frees slots as they come back.
+ */
+static hipFileError_t driver_set_kib(enum hf_setting_id id, size_t size_kib, const char *func)
+{
+    params_config_ready();
+    if (size_kib > (size_t)INT64_MAX) {
+        hf_error("%s: %zu KiB is out of range for %s", func, size_kib, hf_settings[id].key);
+        return hf_status(hipFileDriverUnsupportedLimit);
+    }
+    int rc = hf_setting_set_int(id, (int64_t)size_kib);
+    if (rc == -ERANGE)
+        return hf_status(hipFileDriverUnsupportedLimit);
+    return hf_status(rc < 0 ? hipFileInternalError : hipFileSuccess);
+}
+
+HIPFILE_API hipFileError_t hipFileDriverSetPollMode(bool poll, size_t poll_threshold_size)
+{
+    /* The threshold goes first so that a rejected call leaves the mode as it was. */
+    hipFileError_t status =
+        driver_set_kib(HF_SETTING_POLL_MODE_MAX_SIZE_KB, poll_threshold_size, __func__);
+    if (status.err != hipFileSuccess)
+        return status;
+    if (hf_setting_set_bool(HF_SETTING_USE_POLL_MODE, poll) < 0)
+        return hf_status(hipFileInternalError);
+    return hf_status(hipFileSuccess);
+}
+
+HIPFILE_API hipFileError_t hipFileDriverSetMaxDirectIOSize(size_t max_direct_io_size)
+{
+    return driver_set_kib(HF_SETTING_MAX_DIRECT_IO_SIZE_KB, max_direct_io_size, __func__);
+}
+
+HIPFILE_API hipFileError_t hipFileDriverSetMaxCacheSize(size_t max_cache_size)
+{
+    return driver_set_kib(HF_SETTING_MAX_DEVICE_CACHE_SIZE_KB, max_cache_size, __func__);
+}
+
+HIPFILE_API hipFileError_t hipFileDriverSetMaxPinnedMemSize(size_t max_pinned_size)
+{
+    return driver_set_kib(HF_SETTING_MAX_DEVICE_PINNED_MEM_SIZE_KB, max_pinned_size, __func__);
+}

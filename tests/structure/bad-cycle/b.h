@@ -1,2 +1,0 @@
-/* The other half of the cycle. */
-void hf_b(void);

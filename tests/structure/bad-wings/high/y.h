@@ -1,0 +1,2 @@
+/* The upper wing's header. */
+void hf_high(void);
