@@ -1,7 +1,8 @@
 /*
  * hipfile-bench: what its parts share. Options (options.c, help.c), the benchmark file and its
- * pattern (file.c), latency histograms (hist.c), the measuring loop (measure.c), the library and
- * baseline transfer methods (methods.c, copy.c, ceiling.c), the report (report.c), --sweep
+ * pattern (file.c), latency histograms (hist.c), result rows (result.c), the measuring loop
+ * (measure.c), failed calls reported (errors.c), the library and baseline transfer methods
+ * (methods.c, copy.c, ceiling.c), the library set up (library.c), the report (report.c), --sweep
  * (sweep.c) and the driver (main.c).
  */
 #ifndef HIPFILE_BENCH_H
@@ -507,7 +508,7 @@ int bench_copy_bandwidth(const struct bench_ctx *ctx, enum bench_op op, uint64_t
  */
 int bench_ceiling_measure(const struct bench_ctx *ctx, struct bench_result *result);
 
-/* ---- The driver (main.c) ------------------------------------------------------------------- */
+/* ---- The library set up (library.c) --------------------------------------------------------- */
 
 /**
  * Settings that only take effect before the driver opens (host memory, --io-threads, statistics

@@ -483,22 +483,6 @@ void bench_session_close(struct bench_session *s, struct bench_result *result)
         result->failed = true;
 }
 
-int bench_result_fail(struct bench_result *result, const char *why)
-{
-    if (result->note[0] == '\0')
-        snprintf(result->note, sizeof(result->note), "%s", why);
-    result->failed = true;
-    return -1;
-}
-
-void bench_result_init(struct bench_result *result, const char *name)
-{
-    memset(result, 0, sizeof(*result));
-    snprintf(result->name, sizeof(result->name), "%s", name);
-    result->backend_index = -1;
-    result->device = -1;
-}
-
 int bench_measure(const struct bench_ctx *ctx, const struct bench_method *method,
                   struct bench_result *result)
 {

@@ -10,25 +10,6 @@
 
 #include "bench.h"
 
-int bench_hip_error(const char *what, hipError_t err)
-{
-    fprintf(stderr, BENCH_NAME ": %s failed: %s (HIP error %d)\n", what, hipGetErrorString(err),
-            (int)err);
-    return -1;
-}
-
-int bench_status_error(const char *what, hipFileError_t status)
-{
-    if (IS_HIP_DRV_ERR(status))
-        fprintf(stderr, BENCH_NAME ": %s failed: %s (HIP error %d: %s)\n", what,
-                hipFileGetOpErrorString(status.err), (int)HIP_DRV_ERR(status),
-                hipGetErrorString(HIP_DRV_ERR(status)));
-    else
-        fprintf(stderr, BENCH_NAME ": %s failed: %s (%d)\n", what,
-                hipFileGetOpErrorString(status.err), (int)status.err);
-    return -1;
-}
-
 int bench_alloc(enum bench_mem mem, size_t size, void **ptr_p)
 {
     void *ptr = NULL;

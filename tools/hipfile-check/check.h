@@ -58,8 +58,6 @@ struct check_options {
  * 0), or -EINVAL after printing what was wrong to stderr (exit CHECK_EXIT_USAGE).
  */
 int check_options_parse(int argc, char **argv, struct check_options *opts_p);
-/** Name of @p mem as --mem spells it. */
-const char *check_mem_name(enum check_mem mem);
 
 /* ---- text or JSON output (emit.c) ---- */
 

@@ -242,6 +242,20 @@ static void emit_rank(struct emit *e, const struct check_options *opts,
     *usable_p = usable;
 }
 
+/* @p mem as --mem spells it. */
+static const char *mem_name(enum check_mem mem)
+{
+    switch (mem) {
+    case CHECK_MEM_DEVICE:
+        return "device";
+    case CHECK_MEM_PINNED:
+        return "pinned";
+    case CHECK_MEM_HOST:
+        return "host";
+    }
+    return "?";
+}
+
 /* ---- the whole explanation ----------------------------------------------------------------- */
 
 static void emit_request(struct emit *e, const struct check_options *opts)
@@ -250,7 +264,7 @@ static void emit_request(struct emit *e, const struct check_options *opts)
     emit_str(e, "op", "operation", opts->write ? "write" : "read");
     emit_int(e, "size", "size", (long long)opts->size);
     emit_int(e, "offset", "file offset", (long long)opts->offset);
-    emit_str(e, "mem", "memory", check_mem_name(opts->mem));
+    emit_str(e, "mem", "memory", mem_name(opts->mem));
 }
 
 /* The core's last error line since @p from, or @p fallback. */

@@ -109,19 +109,6 @@ static int parse_bytes(const char *text, uint64_t max, uint64_t *value_p)
     return 0;
 }
 
-const char *check_mem_name(enum check_mem mem)
-{
-    switch (mem) {
-    case CHECK_MEM_DEVICE:
-        return "device";
-    case CHECK_MEM_PINNED:
-        return "pinned";
-    case CHECK_MEM_HOST:
-        return "host";
-    }
-    return "?";
-}
-
 int check_options_parse(int argc, char **argv, struct check_options *opts_p)
 {
     struct check_options o = {.size = 1u << 20, .mem = CHECK_MEM_DEVICE};

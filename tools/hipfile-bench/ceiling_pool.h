@@ -3,8 +3,8 @@
  * it: one pool per caller thread, whose buffers, streams and events are made once for the whole
  * run and whose worker threads are started once per configuration measured.
  */
-#ifndef HIPFILE_BENCH_CEILING_H
-#define HIPFILE_BENCH_CEILING_H
+#ifndef HIPFILE_BENCH_CEILING_POOL_H
+#define HIPFILE_BENCH_CEILING_POOL_H
 
 #include <stdbool.h>
 #include <stddef.h>
