@@ -11,7 +11,7 @@
  */
 #include <stdlib.h>
 
-#include "fallback.h"
+#include "fallback_internal.h"
 
 char *hf_fallback_bounce_take(struct fallback *fb, unsigned *slot_p)
 {

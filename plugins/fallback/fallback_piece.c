@@ -3,7 +3,7 @@
  * (staged memory goes through fallback_staged.c). Results count bytes in request order only.
  */
 #include "common/align.h"
-#include "fallback.h"
+#include "fallback_internal.h"
 
 /* Whether an earlier piece ended short, making this one's bytes past the result anyway. */
 static bool piece_should_stop(struct fallback_io *io, unsigned index)

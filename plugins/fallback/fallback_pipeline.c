@@ -19,7 +19,7 @@
 
 #include "common/cpu_relax.h"
 #include "common/device_switch.h"
-#include "fallback.h"
+#include "fallback_internal.h"
 
 /* Slots (two buffers each) one request takes: a 64 MiB ring with 4 MiB chunks. */
 #define PIPE_SLOTS_MAX 8

@@ -11,7 +11,7 @@
 
 #include "common/align.h"
 #include "common/cache_probe.h"
-#include "fallback.h"
+#include "fallback_internal.h"
 
 /*
  * EAGAIN from a blocking descriptor is rare (O_NONBLOCK on a filesystem that honours it, a

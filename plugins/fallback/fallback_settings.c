@@ -18,7 +18,7 @@
 
 #include "common/plugin_kit.h"
 #include "common/plugin_settings.h"
-#include "fallback.h"
+#include "fallback_internal.h"
 
 /*
  * 4 MiB chunks: on the NVIDIA H200 test machine, cached reads staged per thread through two

@@ -9,7 +9,7 @@
 
 #include "common/align.h"
 #include "common/device_switch.h"
-#include "fallback.h"
+#include "fallback_internal.h"
 
 /*
  * Most pieces one request is cut into. Past a few dozen threads one request gains nothing (the

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "common/device_switch.h"
-#include "fallback.h"
+#include "fallback_internal.h"
 
 /*
  * Claiming windows one at a time, rather than handing each thread a fixed share, keeps a thread

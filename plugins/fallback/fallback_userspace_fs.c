@@ -7,7 +7,7 @@
  */
 #include <errno.h>
 
-#include "fallback.h"
+#include "fallback_internal.h"
 
 /*
  * A callback's failure as an errno. cuFile leaves the convention to the filesystem: most return

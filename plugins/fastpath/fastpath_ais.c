@@ -11,7 +11,7 @@
 
 #include "common/align.h"
 #include "common/device_switch.h"
-#include "fastpath.h"
+#include "fastpath_internal.h"
 
 /* amdkfd refuses file offsets and sizes that are not whole pages, whatever statx allows. */
 #define AIS_PAGE_SIZE 4096u

@@ -13,7 +13,7 @@
 
 #include "common/align.h"
 #include "common/cache_probe.h"
-#include "fastpath.h"
+#include "fastpath_internal.h"
 
 /* Most pieces one request is cut into, as in the fallback: a bound keeps the plan on the stack. */
 #define PIECES_MAX 64

@@ -13,7 +13,7 @@
 #include "common/align.h"
 #include "common/device_switch.h"
 #include "common/regular_file.h"
-#include "fastpath.h"
+#include "fastpath_internal.h"
 
 /* Where a loaded nvidia-fs module shows itself. */
 #define NVIDIA_FS_MODULE "/sys/module/nvidia_fs"

@@ -5,7 +5,7 @@
  */
 #include "common/plugin_kit.h"
 #include "common/plugin_settings.h"
-#include "fastpath.h"
+#include "fastpath_internal.h"
 
 /*
  * Coherent-engine requests up to 1 MiB stay on the calling thread, larger ones are cut into

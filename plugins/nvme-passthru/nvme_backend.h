@@ -8,7 +8,7 @@
 #include <stdatomic.h>
 
 #include "common/staging_pool.h"
-#include "nvme_passthru.h"
+#include "nvme_passthru_internal.h"
 
 /**
  * The plugin ABI minor nvme-passthru needs: minor 5's declared settings, and with them everything

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "nvme_passthru.h"
+#include "nvme_passthru_internal.h"
 
 /* 512-byte to 64 KiB logical blocks: the range NVMe LBA formats (LBADS 9..16) allow. */
 #define LBA_SHIFT_MIN 9

@@ -8,7 +8,7 @@
 #include <linux/fs.h>
 
 #include "common/align.h"
-#include "nvme_passthru.h"
+#include "nvme_passthru_internal.h"
 
 /* Flags whose extents are plain blocks at fe_physical (LAST and MERGED say nothing about data). */
 #define EXTENT_PLAIN_FLAGS (FIEMAP_EXTENT_LAST | FIEMAP_EXTENT_MERGED)

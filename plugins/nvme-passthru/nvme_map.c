@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "nvme_passthru.h"
+#include "nvme_passthru_internal.h"
 
 /* Extents asked for per FIEMAP call; files with more take several calls. */
 #define FIEMAP_BATCH 256

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "common/plugin_thread.h"
-#include "nvme_passthru.h"
+#include "nvme_passthru_internal.h"
 
 /* What the ring's thread is asked to do next. */
 enum ring_order {

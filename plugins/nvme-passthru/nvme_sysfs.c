@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "common/align.h"
-#include "nvme_passthru.h"
+#include "nvme_passthru_internal.h"
 
 /* Pages of the staging buffers: the kernel maps passthrough buffers in units of these. */
 #define HOST_PAGE 4096u

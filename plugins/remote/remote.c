@@ -10,7 +10,7 @@
 
 #include "common/plugin_kit.h"
 #include "common/request_check.h"
-#include "remote.h"
+#include "remote_internal.h"
 #include "s3_url.h"
 
 /* Minor 6 brought HF_FILE_REMOTE and hf_file_info.url. */

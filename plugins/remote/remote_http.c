@@ -11,7 +11,7 @@
 #include <strings.h>
 #include <time.h>
 
-#include "remote.h"
+#include "remote_internal.h"
 #include "s3_sigv4.h"
 #include "s3_status.h"
 

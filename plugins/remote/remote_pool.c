@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "remote.h"
+#include "remote_internal.h"
 
 struct remote_pool {
     pthread_mutex_t lock;

@@ -15,7 +15,7 @@
 #include <time.h>
 
 #include "common/device_switch.h"
-#include "remote.h"
+#include "remote_internal.h"
 
 struct read_job;
 

@@ -11,7 +11,7 @@
 
 #include "common/plugin_kit.h"
 #include "common/plugin_settings.h"
-#include "remote.h"
+#include "remote_internal.h"
 
 /*
  * 8 MiB pieces and 8 connections: on loopback, fewer or smaller pieces leave curl waiting on

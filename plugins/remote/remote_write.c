@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "common/device_switch.h"
-#include "remote.h"
+#include "remote_internal.h"
 #include "s3_sigv4.h"
 #include "s3_xml.h"
 

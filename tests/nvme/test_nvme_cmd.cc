@@ -9,7 +9,7 @@
 #include <cstring>
 #include <string>
 
-#include "nvme_passthru.h"
+#include "nvme_passthru_internal.h"
 
 namespace
 {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "nvme_passthru.h"
+#include "nvme_passthru_internal.h"
 
 namespace
 {

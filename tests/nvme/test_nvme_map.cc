@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "hf_harness.h"
-#include "nvme_passthru.h"
+#include "nvme_passthru_internal.h"
 
 namespace
 {

@@ -23,7 +23,7 @@
 
 #include "hf_harness.h"
 #include "mechanism_fixture.h"
-#include "nvme_passthru.h"
+#include "nvme_passthru_internal.h"
 
 namespace
 {

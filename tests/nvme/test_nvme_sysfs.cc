@@ -14,7 +14,7 @@
 #include <string>
 
 #include "hf_harness.h"
-#include "nvme_passthru.h"
+#include "nvme_passthru_internal.h"
 
 namespace
 {

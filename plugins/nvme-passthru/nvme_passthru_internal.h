@@ -4,8 +4,8 @@
  * and the submission queues. Nothing here is exported from the plugin; the unit tests link the
  * same sources as a static archive. nvme_backend.h has the backend's own state.
  */
-#ifndef HF_PLUGIN_NVME_PASSTHRU_H
-#define HF_PLUGIN_NVME_PASSTHRU_H
+#ifndef HF_PLUGIN_NVME_PASSTHRU_INTERNAL_H
+#define HF_PLUGIN_NVME_PASSTHRU_INTERNAL_H
 
 #include <linux/nvme_ioctl.h>
 #include <pthread.h>

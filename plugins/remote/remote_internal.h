@@ -3,8 +3,8 @@
  * the pool of reusable HTTP connections (remote_pool.c), one HTTP exchange and what its answer
  * means (remote_http.c), and parallel ranged reads into GPU memory (remote_read.c).
  */
-#ifndef HF_REMOTE_H
-#define HF_REMOTE_H
+#ifndef HF_REMOTE_INTERNAL_H
+#define HF_REMOTE_INTERNAL_H
 
 #include <curl/curl.h>
 #include <pthread.h>

@@ -4,8 +4,8 @@
  * Nothing here is exported; the plugin's version script keeps every symbol but the entry point
  * private.
  */
-#ifndef HF_PLUGIN_FASTPATH_H
-#define HF_PLUGIN_FASTPATH_H
+#ifndef HF_PLUGIN_FASTPATH_INTERNAL_H
+#define HF_PLUGIN_FASTPATH_INTERNAL_H
 
 #include <stdatomic.h>
 #include <stdbool.h>

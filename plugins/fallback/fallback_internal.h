@@ -3,8 +3,8 @@
  * one request as its pieces see it, and what each file offers the others. Nothing here is
  * exported; the plugin's version script keeps every symbol but the entry point private.
  */
-#ifndef HF_PLUGIN_FALLBACK_H
-#define HF_PLUGIN_FALLBACK_H
+#ifndef HF_PLUGIN_FALLBACK_INTERNAL_H
+#define HF_PLUGIN_FALLBACK_INTERNAL_H
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -234,6 +234,15 @@ void hf_fallback_staged_read_many(struct fallback_io *ios, unsigned n, ssize_t *
  * device memory it can when bounce_host_accessible is set.
  */
 bool hf_fallback_memory_is_staged(const struct fallback *fb, const struct hf_buf_info *buf);
+
+/**
+ * Make the table of staging pools, one slot per GPU the runtime reports now plus one for memory
+ * no GPU owns, each pool created on first use. Returns 0 or -ENOMEM.
+ */
+int hf_fallback_pools_setup(struct fallback *fb);
+
+/** Destroy every pool made and the table; no request may be in flight. */
+void hf_fallback_pools_teardown(struct fallback *fb);
 
 /**
  * The staging pool of GPU @p device (-1: memory no GPU owns), created on first use. Returns 0,
