@@ -83,7 +83,7 @@ static void host_init_once(void)
 {
     device_count_read();
     device_numa_read();
-    hf_host_strict_read();
+    hf_host_strict_init();
 }
 
 void hf_host_init(void)
@@ -365,10 +365,4 @@ hipError_t hipMemGetInfo(size_t *free, size_t *total)
     *free = host_free_mem(current_device);
     *total = hf_host_total_mem();
     return hipSuccess;
-}
-
-hipError_t hipDeviceSynchronize(void)
-{
-    hf_host_init();
-    return hf_rt_result(hf_host_streams_drain(current_device));
 }

@@ -1,6 +1,8 @@
 /*
  * Events of the host provider. Each hipEventRecord starts a new generation; the stream that
  * reaches the record completes it and stamps the time. Only the latest record counts, as in HIP.
+ * Recording on a stream and waiting for an event on a stream are stream operations
+ * (stream_event.c).
  */
 #include <stdlib.h>
 
@@ -28,7 +30,7 @@ void hf_host_event_release(struct ihipEvent_t *e)
     free(e);
 }
 
-static hipError_t event_acquire(hipEvent_t event, struct ihipEvent_t **e_p)
+hipError_t hf_host_event_acquire(hipEvent_t event, struct ihipEvent_t **e_p)
 {
     struct hf_range range;
 
@@ -107,49 +109,10 @@ hipError_t hipEventDestroy(hipEvent_t event)
     return hipSuccess;
 }
 
-hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream)
-{
-    struct ihipEvent_t *e;
-    hipError_t err = event_acquire(event, &e);
-
-    if (err != hipSuccess)
-        return hf_rt_result(err);
-    pthread_mutex_lock(&e->lock);
-    uint64_t generation = ++e->recorded;
-    pthread_mutex_unlock(&e->lock);
-
-    /* The op owns the reference taken by event_acquire; keep one to finish a failed record. */
-    hf_host_event_hold(e);
-    struct hf_host_op op = {.kind = HF_OP_EVENT_RECORD, .u.event = {e, generation}};
-    err = hf_host_stream_submit(stream, &op);
-    if (err != hipSuccess)
-        hf_host_event_complete(e, generation); /* so waiters on this record do not hang */
-    hf_host_event_release(e);
-    return hf_rt_result(err);
-}
-
-hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int flags)
-{
-    struct ihipEvent_t *e;
-    hipError_t err;
-
-    if (flags != 0)
-        return hf_rt_result(hipErrorInvalidValue);
-    err = event_acquire(event, &e);
-    if (err != hipSuccess)
-        return hf_rt_result(err);
-    pthread_mutex_lock(&e->lock);
-    uint64_t generation = e->recorded;
-    pthread_mutex_unlock(&e->lock);
-
-    struct hf_host_op op = {.kind = HF_OP_EVENT_WAIT, .u.event = {e, generation}};
-    return hf_rt_result(hf_host_stream_submit(stream, &op));
-}
-
 hipError_t hipEventQuery(hipEvent_t event)
 {
     struct ihipEvent_t *e;
-    hipError_t err = event_acquire(event, &e);
+    hipError_t err = hf_host_event_acquire(event, &e);
 
     if (err != hipSuccess)
         return hf_rt_result(err);
@@ -163,7 +126,7 @@ hipError_t hipEventQuery(hipEvent_t event)
 hipError_t hipEventSynchronize(hipEvent_t event)
 {
     struct ihipEvent_t *e;
-    hipError_t err = event_acquire(event, &e);
+    hipError_t err = hf_host_event_acquire(event, &e);
 
     if (err != hipSuccess)
         return hf_rt_result(err);
@@ -203,10 +166,10 @@ hipError_t hipEventElapsedTime(float *ms, hipEvent_t start, hipEvent_t stop)
 
     if (ms == NULL)
         return hf_rt_result(hipErrorInvalidValue);
-    err = event_acquire(start, &s);
+    err = hf_host_event_acquire(start, &s);
     if (err != hipSuccess)
         return hf_rt_result(err);
-    err = event_acquire(stop, &e);
+    err = hf_host_event_acquire(stop, &e);
     if (err != hipSuccess)
         goto release_start;
     err = event_time(s, &t0);

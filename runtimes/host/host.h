@@ -110,7 +110,7 @@ struct hf_host_op {
 hipError_t hf_host_stream_submit(hipStream_t stream, const struct hf_host_op *op);
 /** Wait until every stream of @p device (any device when negative) has drained. */
 hipError_t hf_host_streams_drain(int device);
-/** Wake stream workers blocked in a wait-value so they re-read memory. */
+/** Wake stream workers blocked in a wait-value so they re-read memory (stream_value.c). */
 void hf_host_memory_changed(void);
 /** Block the calling stream worker until the HF_OP_WAIT_VALUE condition of @p op holds. */
 void hf_host_value_wait(const struct hf_host_op *op);
@@ -119,13 +119,16 @@ void hf_host_value_write(const struct hf_host_op *op);
 /** Whether the HF_OP_WAIT_VALUE condition of @p op holds now. */
 bool hf_host_value_ready(const struct hf_host_op *op);
 
-/** Whether HIP_HOST_STRICT_HOLDS is on; set once by hf_host_init, read with a relaxed load. */
+/** Whether HIP_HOST_STRICT_HOLDS is on; set once by hf_host_strict_init, read relaxed. */
 extern atomic_bool hf_host_strict_on;
 
-/** Read HIP_HOST_STRICT_HOLDS and HIP_HOST_STRICT_HOLDS_TIMEOUT_MS (once, from hf_host_init). */
-void hf_host_strict_read(void);
+/**
+ * Read HIP_HOST_STRICT_HOLDS and HIP_HOST_STRICT_HOLDS_TIMEOUT_MS, once per process however often
+ * it is called (hf_host_init calls it, and so does the gate).
+ */
+void hf_host_strict_init(void);
 
-/** Whether strict mode is on (call after hf_host_init). */
+/** Whether strict mode is on (call after hf_host_init or hf_host_strict_init). */
 static inline bool hf_host_strict_holds(void)
 {
     return atomic_load_explicit(&hf_host_strict_on, memory_order_relaxed);
@@ -154,6 +157,11 @@ struct ihipEvent_t {
     struct timespec time; /**< when the latest record completed */
 };
 
+/**
+ * The event of handle @p event, with a reference taken for the caller (hf_host_event_release
+ * drops it), or hipErrorInvalidHandle for a handle that is not a live event.
+ */
+hipError_t hf_host_event_acquire(hipEvent_t event, struct ihipEvent_t **event_p);
 /** Take a reference on an event. */
 void hf_host_event_hold(void *event);
 /** Drop a reference; the last one frees the event. */

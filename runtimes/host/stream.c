@@ -455,6 +455,11 @@ hipError_t hipStreamSynchronize(hipStream_t stream)
     return hipSuccess;
 }
 
+hipError_t hipDeviceSynchronize(void)
+{
+    hf_host_init();
+    return hf_rt_result(hf_host_streams_drain(hf_host_current_device()));
+}
 hipError_t hipStreamQuery(hipStream_t stream)
 {
     struct ihipStream_t *s;

@@ -20,7 +20,7 @@ static long strict_timeout_ms = STRICT_TIMEOUT_DEFAULT_MS;
 
 /* Guards held_count. Taken after a stream's lock, never before one. */
 static pthread_mutex_t holds_lock = PTHREAD_MUTEX_INITIALIZER;
-/* Signalled when held_count drops to 0; uses CLOCK_MONOTONIC (set up in hf_host_strict_read). */
+/* Signalled when held_count drops to 0; uses CLOCK_MONOTONIC (set up in strict_read). */
 static pthread_cond_t holds_released;
 /* Streams whose next operation is a wait-value whose condition is not met. */
 static long held_count;
@@ -44,7 +44,9 @@ static void strict_timeout_read(void)
     strict_timeout_ms = ms;
 }
 
-void hf_host_strict_read(void)
+static pthread_once_t strict_once = PTHREAD_ONCE_INIT;
+
+static void strict_read(void)
 {
     const char *text = secure_getenv("HIP_HOST_STRICT_HOLDS");
     pthread_condattr_t attr;
@@ -67,6 +69,11 @@ void hf_host_strict_read(void)
     atomic_store_explicit(&hf_host_strict_on, true, memory_order_relaxed);
 }
 
+void hf_host_strict_init(void)
+{
+    pthread_once(&strict_once, strict_read);
+}
+
 void hf_host_hold_begin(void)
 {
     pthread_mutex_lock(&holds_lock);
@@ -86,7 +93,7 @@ void hf_host_strict_gate(const char *call)
 {
     struct timespec deadline;
 
-    hf_host_init();
+    hf_host_strict_init();
     if (!hf_host_strict_holds())
         return;
     pthread_mutex_lock(&holds_lock);
