@@ -28,8 +28,8 @@ static int fallback_init(const struct hf_host_api *host, void **backend_p)
     struct fallback *fb = state;
     fb->host = host;
     atomic_init(&fb->bounce_taken, 0);
-    hf_fallback_settings_read(host, &fb->set);
-    rc = hf_fallback_pools_setup(fb);
+    fallback_settings_read(host, &fb->set);
+    rc = fallback_pools_setup(fb);
     if (rc < 0) {
         host->log(host, HF_LOG_ERROR, "out of memory for the staging pools");
         free(fb);
@@ -45,8 +45,8 @@ static void fallback_fini(void *backend)
     struct fallback *fb = backend;
     if (fb == NULL)
         return;
-    hf_fallback_pools_teardown(fb);
-    hf_fallback_bounce_free(fb);
+    fallback_pools_teardown(fb);
+    fallback_bounce_free(fb);
     free(fb);
 }
 
@@ -84,7 +84,7 @@ static int fallback_score(void *backend, const struct hf_io_request *req, const 
         score = -1;
         reason = callbacks ? "the user-space filesystem file has no read callback"
                            : "the file has no buffered descriptor";
-    } else if (hf_fallback_memory_is_staged(backend, req->buf)) {
+    } else if (fallback_memory_is_staged(backend, req->buf)) {
         reason = callbacks ? "user-space filesystem callbacks through pinned staging buffers "
                              "and GPU copies"
                            : "POSIX I/O through pinned staging buffers and GPU copies";
@@ -120,7 +120,7 @@ static ssize_t fallback_transfer(void *backend, const struct hf_io_request *req)
         return rc;
     if (req->size == 0)
         return 0;
-    return hf_fallback_transfer(fb, req);
+    return fallback_serve(fb, req);
 }
 
 /* Requests that fail their checks get their error; the rest are served together. */
@@ -146,7 +146,7 @@ static void fallback_submit_many(void *backend, const struct hf_io_request *cons
                 ready[k++] = reqs[i];
             }
         }
-        hf_fallback_transfer_many(fb, ready, k, served);
+        fallback_serve_many(fb, ready, k, served);
         for (unsigned m = 0; m < k; m++)
             results[where[m]] = served[m];
     }
@@ -157,7 +157,7 @@ static int fallback_stream_prepare(void *backend, int device)
 {
     struct fallback *fb = backend;
     struct hfp_staging_pool *pool = NULL;
-    int rc = hf_fallback_pool_get(fb, device, &pool);
+    int rc = fallback_pool_get(fb, device, &pool);
     if (rc != 0)
         return rc;
     int gpu_error = 0;
@@ -176,7 +176,7 @@ static const struct hf_backend_ops fallback_ops = {
     .write = fallback_transfer,
     .submit_many = fallback_submit_many,
     .stream_prepare = fallback_stream_prepare,
-    HFP_OPS_SETTINGS(hf_fallback_setting_decls),
+    HFP_OPS_SETTINGS(fallback_setting_decls),
 };
 
 HFP_BACKEND_ENTRY(fallback_ops, FALLBACK_ABI_MINOR)

@@ -13,7 +13,7 @@
 
 #include "fallback_internal.h"
 
-char *hf_fallback_bounce_take(struct fallback *fb, unsigned *slot_p)
+char *fallback_bounce_take(struct fallback *fb, unsigned *slot_p)
 {
     uint64_t taken = atomic_load_explicit(&fb->bounce_taken, memory_order_relaxed);
     for (;;) {
@@ -37,12 +37,12 @@ char *hf_fallback_bounce_take(struct fallback *fb, unsigned *slot_p)
     }
 }
 
-void hf_fallback_bounce_give(struct fallback *fb, unsigned slot)
+void fallback_bounce_give(struct fallback *fb, unsigned slot)
 {
     atomic_fetch_and_explicit(&fb->bounce_taken, ~((uint64_t)1 << slot), memory_order_release);
 }
 
-void hf_fallback_bounce_free(struct fallback *fb)
+void fallback_bounce_free(struct fallback *fb)
 {
     for (unsigned i = 0; i < FALLBACK_BOUNCE_SLOTS; i++) {
         free(fb->bounce[i]);

@@ -134,61 +134,61 @@ struct fallback_io {
 #define FALLBACK_SETTING_COUNT 12
 
 /** The declaration of every key of the backend's config group, hung on its ops table. */
-extern const struct hf_setting_decl hf_fallback_setting_decls[FALLBACK_SETTING_COUNT];
+extern const struct hf_setting_decl fallback_setting_decls[FALLBACK_SETTING_COUNT];
 
 /** Read the settings from the backend's config group, logging each bad value and its default. */
-void hf_fallback_settings_read(const struct hf_host_api *host, struct fallback_settings *set_p);
+void fallback_settings_read(const struct hf_host_api *host, struct fallback_settings *set_p);
 
 /** The limits a request starting now follows, from the core's limits (hfp_core_limits). */
-void hf_fallback_limits_read(const struct fallback *fb, struct fallback_limits *lim_p);
+void fallback_limits_read(const struct fallback *fb, struct fallback_limits *lim_p);
 
 /**
  * Staging slots one GPU's pool may hold now (an hfp_staging_bound_fn; @p backend is the struct
  * fallback): fallback.staging_slots_per_device, lowered to what the core's
  * max_device_cache_size_kb and max_device_pinned_mem_size_kb limits allow at two chunks per slot.
  */
-unsigned hf_fallback_slot_bound(void *backend);
+unsigned fallback_slot_bound(void *backend);
 
 /**
  * Take a free bounce buffer of HFP_STREAM_BOUNCE_SIZE bytes, its slot in *slot_p; NULL when all are
  * in use or one cannot be made (the caller then reads straight to its memory).
  */
-char *hf_fallback_bounce_take(struct fallback *fb, unsigned *slot_p);
+char *fallback_bounce_take(struct fallback *fb, unsigned *slot_p);
 
 /** Give back the bounce buffer taken as @p slot. */
-void hf_fallback_bounce_give(struct fallback *fb, unsigned slot);
+void fallback_bounce_give(struct fallback *fb, unsigned slot);
 
 /** Free every bounce buffer; no read may be in flight. */
-void hf_fallback_bounce_free(struct fallback *fb);
+void fallback_bounce_free(struct fallback *fb);
 
 /** Text of an errno value, never NULL. */
-const char *hf_fallback_errno_text(int err);
+const char *fallback_errno_text(int err);
 
 /**
  * A fallback_window_read_fn for files with descriptors: from the page cache when it holds the
  * bytes, else through O_DIRECT for the aligned part and buffered reads for the rest (the rule in
  * fallback_posix.c). Goes on after short reads, EINTR and a bounded number of EAGAIN.
  */
-ssize_t hf_fallback_posix_read(struct fallback_io *io, char *dst, size_t len, int64_t pos);
+ssize_t fallback_posix_read(struct fallback_io *io, char *dst, size_t len, int64_t pos);
 
 /**
  * A fallback_window_write_fn for files with descriptors: writes through the buffered descriptor,
  * going on after short writes, EINTR and a bounded number of EAGAIN.
  */
-ssize_t hf_fallback_posix_write(struct fallback_io *io, const char *src, size_t len, int64_t pos);
+ssize_t fallback_posix_write(struct fallback_io *io, const char *src, size_t len, int64_t pos);
 
 /**
  * A fallback_window_read_fn for user-space filesystem files: calls the filesystem's read callback
  * (hf_file_info.fs_read) with host memory, going on after short counts until it returns 0.
  */
-ssize_t hf_fallback_fs_read(struct fallback_io *io, char *dst, size_t len, int64_t pos);
+ssize_t fallback_fs_read(struct fallback_io *io, char *dst, size_t len, int64_t pos);
 
 /**
  * A fallback_window_write_fn for user-space filesystem files: calls the filesystem's write
  * callback (hf_file_info.fs_write), going on after short counts; a callback that makes no progress
  * is an I/O error.
  */
-ssize_t hf_fallback_fs_write(struct fallback_io *io, const char *src, size_t len, int64_t pos);
+ssize_t fallback_fs_write(struct fallback_io *io, const char *src, size_t len, int64_t pos);
 
 /**
  * Move request bytes [begin, end) (offsets from the request's start) on the calling thread,
@@ -196,7 +196,7 @@ ssize_t hf_fallback_fs_write(struct fallback_io *io, const char *src, size_t len
  * @p begin (short at end of file, on a failure after some, or when an earlier piece ended short),
  * or -errno when nothing moved.
  */
-ssize_t hf_fallback_piece_run(struct fallback_io *io, unsigned index, size_t begin, size_t end);
+ssize_t fallback_piece_run(struct fallback_io *io, unsigned index, size_t begin, size_t end);
 
 /**
  * Move a request through io->device's staging slots in up to @p lanes lanes (the calling thread and
@@ -204,7 +204,7 @@ ssize_t hf_fallback_piece_run(struct fallback_io *io, unsigned index, size_t beg
  * another. The caller has made io->device current. Returns the bytes moved in order from the
  * request's start, or -errno (-HF_EGPU with the runtime's code in *gpu_error_p) when none moved.
  */
-ssize_t hf_fallback_staged_run(struct fallback_io *io, unsigned lanes, int *gpu_error_p);
+ssize_t fallback_staged_run(struct fallback_io *io, unsigned lanes, int *gpu_error_p);
 
 /**
  * Read a staged request as one pipeline in up to @p lanes threads (the calling thread and the
@@ -213,55 +213,55 @@ ssize_t hf_fallback_staged_run(struct fallback_io *io, unsigned lanes, int *gpu_
  * caller has made io->device current. Returns the bytes moved in order from the request's start,
  * or -errno (-HF_EGPU with the runtime's code in *gpu_error_p) when none moved.
  */
-ssize_t hf_fallback_pipeline_read(struct fallback_io *io, unsigned lanes, int *gpu_error_p);
+ssize_t fallback_pipeline_read(struct fallback_io *io, unsigned lanes, int *gpu_error_p);
 
-/** Most requests hf_fallback_staged_read_many serves in one lane before starting another. */
+/** Most requests fallback_staged_read_many serves in one lane before starting another. */
 #define FALLBACK_MANY_MAX 32
 
 /**
  * Read @p n staged requests of one device and staging pool (ios[i], built as for
- * hf_fallback_staged_run) in one lane on the calling thread, the file read of each chunk window
+ * fallback_staged_run) in one lane on the calling thread, the file read of each chunk window
  * overlapping the GPU copy of the one before, across requests. results[i] is what
- * hf_fallback_staged_run would return for ios[i], with the runtime's code in gpu_errors[i] for
+ * fallback_staged_run would return for ios[i], with the runtime's code in gpu_errors[i] for
  * -HF_EGPU. A failure in one request leaves the others whole, but a runtime failure ends the
  * lane: the requests it had not reached get -HF_EGPU.
  */
-void hf_fallback_staged_read_many(struct fallback_io *ios, unsigned n, ssize_t *results,
-                                  int *gpu_errors);
+void fallback_staged_read_many(struct fallback_io *ios, unsigned n, ssize_t *results,
+                               int *gpu_errors);
 
 /**
  * Whether @p buf goes through staging slots and GPU copies: memory the CPU cannot address, and
  * device memory it can when bounce_host_accessible is set.
  */
-bool hf_fallback_memory_is_staged(const struct fallback *fb, const struct hf_buf_info *buf);
+bool fallback_memory_is_staged(const struct fallback *fb, const struct hf_buf_info *buf);
 
 /**
  * Make the table of staging pools, one slot per GPU the runtime reports now plus one for memory
  * no GPU owns, each pool created on first use. Returns 0 or -ENOMEM.
  */
-int hf_fallback_pools_setup(struct fallback *fb);
+int fallback_pools_setup(struct fallback *fb);
 
 /** Destroy every pool made and the table; no request may be in flight. */
-void hf_fallback_pools_teardown(struct fallback *fb);
+void fallback_pools_teardown(struct fallback *fb);
 
 /**
  * The staging pool of GPU @p device (-1: memory no GPU owns), created on first use. Returns 0,
  * -EINVAL for a device the runtime did not report at init, or -ENOMEM.
  */
-int hf_fallback_pool_get(struct fallback *fb, int device, struct hfp_staging_pool **pool_p);
+int fallback_pool_get(struct fallback *fb, int device, struct hfp_staging_pool **pool_p);
 
 /**
  * Serve a checked, non-empty request: whole on the calling thread when small, else split into
  * pieces run on the core's workers. Returns the bytes moved in order from the start, or -errno.
  */
-ssize_t hf_fallback_transfer(struct fallback *fb, const struct hf_io_request *req);
+ssize_t fallback_serve(struct fallback *fb, const struct hf_io_request *req);
 
 /**
  * Serve @p n checked, non-empty requests (a batch's entries): small staged reads of one device
- * share one lane on the calling thread (hf_fallback_staged_read_many), every other request is
- * served as hf_fallback_transfer serves it. results[i] is the result of reqs[i].
+ * share one lane on the calling thread (fallback_staged_read_many), every other request is
+ * served as fallback_serve serves it. results[i] is the result of reqs[i].
  */
-void hf_fallback_transfer_many(struct fallback *fb, const struct hf_io_request *const *reqs,
-                               unsigned n, ssize_t *results);
+void fallback_serve_many(struct fallback *fb, const struct hf_io_request *const *reqs, unsigned n,
+                         ssize_t *results);
 
 #endif

@@ -28,7 +28,7 @@ static size_t window_length(const struct fallback_io *io, size_t at, size_t end)
     return end - at < to_line ? end - at : to_line;
 }
 
-ssize_t hf_fallback_piece_run(struct fallback_io *io, unsigned index, size_t begin, size_t end)
+ssize_t fallback_piece_run(struct fallback_io *io, unsigned index, size_t begin, size_t end)
 {
     size_t at = begin;
     while (at < end && !piece_should_stop(io, index)) {

@@ -479,7 +479,7 @@ static void pipe_give_slots(struct pipe *p, bool gpu_trouble)
     }
 }
 
-ssize_t hf_fallback_pipeline_read(struct fallback_io *io, unsigned lanes, int *gpu_error_p)
+ssize_t fallback_pipeline_read(struct fallback_io *io, unsigned lanes, int *gpu_error_p)
 {
     struct pipe *p = calloc(1, sizeof(*p));
     if (p == NULL)
@@ -510,7 +510,7 @@ ssize_t hf_fallback_pipeline_read(struct fallback_io *io, unsigned lanes, int *g
             fallback_log(io->fb, HF_LOG_WARN,
                          "the executor could not run %u readers (%s); serving the request whole "
                          "on the calling thread",
-                         lanes, hf_fallback_errno_text(-rc));
+                         lanes, fallback_errno_text(-rc));
         p->lanes = 1;
         pipe_task(p, 0);
     }

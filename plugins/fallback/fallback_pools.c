@@ -11,7 +11,7 @@
  * One staging pool per GPU the runtime reports now, plus one for memory no GPU owns. Pools are
  * created on first use, so only GPUs that move data pin memory.
  */
-int hf_fallback_pools_setup(struct fallback *fb)
+int fallback_pools_setup(struct fallback *fb)
 {
     const struct hf_host_api *host = fb->host;
     int devices = 0;
@@ -34,7 +34,7 @@ int hf_fallback_pools_setup(struct fallback *fb)
     return 0;
 }
 
-int hf_fallback_pool_get(struct fallback *fb, int device, struct hfp_staging_pool **pool_p)
+int fallback_pool_get(struct fallback *fb, int device, struct hfp_staging_pool **pool_p)
 {
     if (device < -1 || (unsigned)(device + 1) >= fb->pool_count) {
         fallback_log(fb, HF_LOG_ERROR, "GPU %d is not one of the %u the runtime reported at start",
@@ -54,7 +54,7 @@ int hf_fallback_pool_get(struct fallback *fb, int device, struct hfp_staging_poo
         rc = hfp_staging_pool_create(fb->host, fb->set.chunk_size, fb->set.slots_per_device, device,
                                      &pool);
         if (rc == 0) {
-            hfp_staging_pool_set_bound(pool, hf_fallback_slot_bound, fb);
+            hfp_staging_pool_set_bound(pool, fallback_slot_bound, fb);
             atomic_store_explicit(slot, pool, memory_order_release);
         }
     }
@@ -64,7 +64,7 @@ int hf_fallback_pool_get(struct fallback *fb, int device, struct hfp_staging_poo
     return rc;
 }
 
-void hf_fallback_pools_teardown(struct fallback *fb)
+void fallback_pools_teardown(struct fallback *fb)
 {
     for (unsigned i = 0; i < fb->pool_count; i++)
         hfp_staging_pool_destroy(atomic_load(&fb->pools[i]));

@@ -21,7 +21,7 @@
 #define EAGAIN_RETRIES 8
 #define EAGAIN_FIRST_PAUSE_US 50
 
-const char *hf_fallback_errno_text(int err)
+const char *fallback_errno_text(int err)
 {
     const char *text = strerrordesc_np(err);
     return text != NULL ? text : "unknown error";
@@ -179,12 +179,12 @@ static ssize_t read_rest(struct fallback_io *io, char *dst, size_t len, int64_t 
             if (!atomic_exchange(&io->direct_refused, true))
                 fallback_log(fb, HF_LOG_WARN,
                              "O_DIRECT read of %zu bytes at %lld refused (%s); reading buffered",
-                             want, (long long)at, hf_fallback_errno_text(err));
+                             want, (long long)at, fallback_errno_text(err));
             continue;
         }
         fallback_log(fb, HF_LOG_ERROR, "%spread of %zu bytes at %lld failed after %zu: %s",
                      direct ? "O_DIRECT " : "", want, (long long)at, done,
-                     hf_fallback_errno_text(err));
+                     fallback_errno_text(err));
         return done > 0 ? (ssize_t)done : -err;
     }
     return (ssize_t)done;
@@ -203,17 +203,17 @@ static ssize_t read_window(struct fallback_io *io, char *dst, size_t len, int64_
     return read_rest(io, dst, len, pos, done, bounce);
 }
 
-ssize_t hf_fallback_posix_read(struct fallback_io *io, char *dst, size_t len, int64_t pos)
+ssize_t fallback_posix_read(struct fallback_io *io, char *dst, size_t len, int64_t pos)
 {
     unsigned slot = 0;
-    char *bounce = io->streamed ? hf_fallback_bounce_take(io->fb, &slot) : NULL;
+    char *bounce = io->streamed ? fallback_bounce_take(io->fb, &slot) : NULL;
     ssize_t result = read_window(io, dst, len, pos, bounce);
     if (bounce != NULL)
-        hf_fallback_bounce_give(io->fb, slot);
+        fallback_bounce_give(io->fb, slot);
     return result;
 }
 
-ssize_t hf_fallback_posix_write(struct fallback_io *io, const char *src, size_t len, int64_t pos)
+ssize_t fallback_posix_write(struct fallback_io *io, const char *src, size_t len, int64_t pos)
 {
     struct fallback *fb = io->fb;
     unsigned eagain_attempts = 0;
@@ -234,7 +234,7 @@ ssize_t hf_fallback_posix_write(struct fallback_io *io, const char *src, size_t 
         if (err == EAGAIN && eagain_pause(&eagain_attempts))
             continue;
         fallback_log(fb, HF_LOG_ERROR, "pwrite of %zu bytes at %lld failed after %zu: %s", want,
-                     (long long)at, done, hf_fallback_errno_text(err));
+                     (long long)at, done, fallback_errno_text(err));
         return done > 0 ? (ssize_t)done : -err;
     }
     return (ssize_t)done;

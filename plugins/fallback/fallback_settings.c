@@ -70,7 +70,7 @@ static const char *const direct_io_names[] = {
     NULL,
 };
 
-/* Indices of hf_fallback_setting_decls, so that each read names its declaration. */
+/* Indices of fallback_setting_decls, so that each read names its declaration. */
 enum {
     SET_CHUNK_SIZE,
     SET_SLOTS,
@@ -86,7 +86,7 @@ enum {
     SET_STREAMING_STORES,
 };
 
-const struct hf_setting_decl hf_fallback_setting_decls[FALLBACK_SETTING_COUNT] = {
+const struct hf_setting_decl fallback_setting_decls[FALLBACK_SETTING_COUNT] = {
     [SET_CHUNK_SIZE] = {HFP_INT_SETTING("chunk_size_kb", 0, 0, CHUNK_KIB_MAX, "KiB",
                                         "bytes per staging buffer and file I/O window; 0 follows "
                                         "properties.per_buffer_cache_size_kb"),
@@ -139,32 +139,31 @@ static int64_t core_kib_or(uint64_t kib, int64_t max_kib, int64_t default_kib)
 
 static size_t kib_setting(const struct hf_host_api *host, int index)
 {
-    return (size_t)hfp_setting_int(host, &hf_fallback_setting_decls[index]) * 1024;
+    return (size_t)hfp_setting_int(host, &fallback_setting_decls[index]) * 1024;
 }
 
-void hf_fallback_settings_read(const struct hf_host_api *host, struct fallback_settings *set_p)
+void fallback_settings_read(const struct hf_host_api *host, struct fallback_settings *set_p)
 {
     struct hf_core_limits core;
     hfp_core_limits(host, &core);
-    int64_t chunk_kib = hfp_setting_int(host, &hf_fallback_setting_decls[SET_CHUNK_SIZE]);
+    int64_t chunk_kib = hfp_setting_int(host, &fallback_setting_decls[SET_CHUNK_SIZE]);
     if (chunk_kib == 0)
         chunk_kib = core_kib_or(core.per_buffer_cache_size_kb, CHUNK_KIB_MAX, CHUNK_KIB_DEFAULT);
-    int64_t slots = hfp_setting_int(host, &hf_fallback_setting_decls[SET_SLOTS]);
+    int64_t slots = hfp_setting_int(host, &fallback_setting_decls[SET_SLOTS]);
     struct fallback_settings set = {
         .chunk_size = (size_t)chunk_kib * 1024,
         .slots_per_device = (unsigned)slots,
         .split_threshold = kib_setting(host, SET_SPLIT_THRESHOLD),
         .inline_max = kib_setting(host, SET_INLINE_MAX),
         .tail_window = kib_setting(host, SET_TAIL_WINDOW),
-        .direct_io = hfp_setting_choice(host, &hf_fallback_setting_decls[SET_DIRECT_IO]),
+        .direct_io = hfp_setting_choice(host, &fallback_setting_decls[SET_DIRECT_IO]),
         .bounce_host_accessible =
-            hfp_setting_bool(host, &hf_fallback_setting_decls[SET_BOUNCE_HOST_ACCESSIBLE]),
-        .pipeline_reads = hfp_setting_bool(host, &hf_fallback_setting_decls[SET_PIPELINE_READS]),
+            hfp_setting_bool(host, &fallback_setting_decls[SET_BOUNCE_HOST_ACCESSIBLE]),
+        .pipeline_reads = hfp_setting_bool(host, &fallback_setting_decls[SET_PIPELINE_READS]),
         .pipeline_max = kib_setting(host, SET_PIPELINE_MAX),
         .pipeline_piece = kib_setting(host, SET_PIPELINE_PIECE),
         .pipeline_block = kib_setting(host, SET_PIPELINE_BLOCK),
-        .streaming_stores =
-            hfp_setting_bool(host, &hf_fallback_setting_decls[SET_STREAMING_STORES]),
+        .streaming_stores = hfp_setting_bool(host, &fallback_setting_decls[SET_STREAMING_STORES]),
     };
     size_t split = set.split_threshold != 0
                        ? set.split_threshold
@@ -181,7 +180,7 @@ void hf_fallback_settings_read(const struct hf_host_api *host, struct fallback_s
     *set_p = set;
 }
 
-void hf_fallback_limits_read(const struct fallback *fb, struct fallback_limits *lim_p)
+void fallback_limits_read(const struct fallback *fb, struct fallback_limits *lim_p)
 {
     struct hf_core_limits core;
     hfp_core_limits(fb->host, &core);
@@ -200,7 +199,7 @@ void hf_fallback_limits_read(const struct fallback *fb, struct fallback_limits *
     *lim_p = lim;
 }
 
-unsigned hf_fallback_slot_bound(void *backend)
+unsigned fallback_slot_bound(void *backend)
 {
     const struct fallback *fb = backend;
     struct hf_core_limits core;

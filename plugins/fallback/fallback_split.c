@@ -24,7 +24,7 @@
  * Memory the CPU cannot address has to be staged; device memory it can address (host-emulated
  * device memory, APUs) is moved straight unless the settings ask for staging anyway.
  */
-bool hf_fallback_memory_is_staged(const struct fallback *fb, const struct hf_buf_info *buf)
+bool fallback_memory_is_staged(const struct fallback *fb, const struct hf_buf_info *buf)
 {
     if (!buf->host_accessible)
         return true;
@@ -109,7 +109,7 @@ static void split_task(void *arg, unsigned index)
     struct fallback_io *io = sp->io;
     size_t begin = sp->bounds[index];
     size_t end = sp->bounds[index + 1];
-    ssize_t result = hf_fallback_piece_run(io, index, begin, end);
+    ssize_t result = fallback_piece_run(io, index, begin, end);
     sp->results[index] = result;
     if (result < 0 || (size_t)result < end - begin)
         split_note_short(io, index);
@@ -143,9 +143,9 @@ static ssize_t split_run(struct fallback_io *io, unsigned width, size_t split_th
             return split_result(&sp);
         fallback_log(fb, HF_LOG_WARN,
                      "the executor could not run %u pieces (%s); serving the request whole",
-                     sp.count, hf_fallback_errno_text(-rc));
+                     sp.count, fallback_errno_text(-rc));
     }
-    return hf_fallback_piece_run(io, 0, 0, io->size);
+    return fallback_piece_run(io, 0, 0, io->size);
 }
 
 /* Fill *io for @p req as the limits @p lim say. */
@@ -155,7 +155,7 @@ static void io_init(struct fallback_io *io, struct fallback *fb, const struct hf
     *io = (struct fallback_io){
         .fb = fb,
         .op = req->op,
-        .staged = hf_fallback_memory_is_staged(fb, req->buf),
+        .staged = fallback_memory_is_staged(fb, req->buf),
         .device = req->buf->device,
         .mem = (char *)req->buf->base + req->buf_offset,
         .offset = req->file_offset,
@@ -165,11 +165,11 @@ static void io_init(struct fallback_io *io, struct fallback *fb, const struct hf
     };
     /* Every part of the fallback moves file bytes through these two, whatever the file is. */
     if (req->file->kind == HF_FILE_USERSPACE_FS) {
-        io->window_read = hf_fallback_fs_read;
-        io->window_write = hf_fallback_fs_write;
+        io->window_read = fallback_fs_read;
+        io->window_write = fallback_fs_write;
     } else {
-        io->window_read = hf_fallback_posix_read;
-        io->window_write = hf_fallback_posix_write;
+        io->window_read = fallback_posix_read;
+        io->window_write = fallback_posix_write;
     }
     /*
      * Staging is read next by the copy engine, which reads lines a core holds modified slowly; a
@@ -183,16 +183,16 @@ static void io_init(struct fallback_io *io, struct fallback *fb, const struct hf
     direct_setup(io, req, lim->direct_io);
 }
 
-ssize_t hf_fallback_transfer(struct fallback *fb, const struct hf_io_request *req)
+ssize_t fallback_serve(struct fallback *fb, const struct hf_io_request *req)
 {
     struct fallback_io io;
     struct fallback_limits lim;
-    hf_fallback_limits_read(fb, &lim);
+    fallback_limits_read(fb, &lim);
     io_init(&io, fb, req, &lim);
 
     int previous_device = -1;
     if (io.staged) {
-        int rc = hf_fallback_pool_get(fb, io.device, &io.pool);
+        int rc = fallback_pool_get(fb, io.device, &io.pool);
         if (rc < 0)
             return rc;
         int gpu_error = 0;
@@ -214,7 +214,7 @@ ssize_t hf_fallback_transfer(struct fallback *fb, const struct hf_io_request *re
         (fb->set.pipeline_max == 0 || io.size <= fb->set.pipeline_max)) {
         /* The pipeline's readers need no slot each: every worker may read. */
         int gpu_error = 0;
-        result = hf_fallback_pipeline_read(&io, width, &gpu_error);
+        result = fallback_pipeline_read(&io, width, &gpu_error);
         if (result == -HF_EGPU && req->gpu_error_p != NULL)
             *req->gpu_error_p = gpu_error;
     } else if (io.staged) {
@@ -223,7 +223,7 @@ ssize_t hf_fallback_transfer(struct fallback *fb, const struct hf_io_request *re
          * has slots: a lane past that would only wait for one until the others are done.
          */
         size_t lanes = io.size / lim.split_threshold;
-        unsigned slots = hf_fallback_slot_bound(fb);
+        unsigned slots = fallback_slot_bound(fb);
         if (lanes > width)
             lanes = width;
         if (lanes > slots)
@@ -234,7 +234,7 @@ ssize_t hf_fallback_transfer(struct fallback *fb, const struct hf_io_request *re
          * cache when the copy starts, and streaming it measured no faster on the H200.
          */
         io.streamed = false;
-        result = hf_fallback_staged_run(&io, lanes > 0 ? (unsigned)lanes : 1, &gpu_error);
+        result = fallback_staged_run(&io, lanes > 0 ? (unsigned)lanes : 1, &gpu_error);
         if (result == -HF_EGPU && req->gpu_error_p != NULL)
             *req->gpu_error_p = gpu_error;
     } else {
@@ -248,7 +248,7 @@ ssize_t hf_fallback_transfer(struct fallback *fb, const struct hf_io_request *re
 static bool request_shares_a_lane(const struct fallback *fb, const struct hf_io_request *req)
 {
     return req->op == HF_IO_READ && req->size <= fb->set.inline_max &&
-           hf_fallback_memory_is_staged(fb, req->buf);
+           fallback_memory_is_staged(fb, req->buf);
 }
 
 /* Read @p n requests of one device through one lane; the caller checked each shares a lane. */
@@ -258,11 +258,11 @@ static void transfer_lane(struct fallback *fb, const struct hf_io_request *const
     struct fallback_io ios[FALLBACK_MANY_MAX];
     int gpu_errors[FALLBACK_MANY_MAX] = {0};
     struct fallback_limits lim;
-    hf_fallback_limits_read(fb, &lim);
+    fallback_limits_read(fb, &lim);
     int device = reqs[0]->buf->device;
     struct hfp_staging_pool *pool;
     int previous_device = -1, gpu_error = 0;
-    ssize_t rc = hf_fallback_pool_get(fb, device, &pool);
+    ssize_t rc = fallback_pool_get(fb, device, &pool);
     if (rc == 0 && device >= 0 &&
         hfp_device_enter(fb->host, device, &previous_device, &gpu_error) < 0)
         rc = -HF_EGPU;
@@ -278,7 +278,7 @@ static void transfer_lane(struct fallback *fb, const struct hf_io_request *const
         io_init(&ios[i], fb, reqs[i], &lim);
         ios[i].pool = pool;
     }
-    hf_fallback_staged_read_many(ios, n, results, gpu_errors);
+    fallback_staged_read_many(ios, n, results, gpu_errors);
     for (unsigned i = 0; i < n; i++) {
         if (results[i] == -HF_EGPU && reqs[i]->gpu_error_p != NULL)
             *reqs[i]->gpu_error_p = gpu_errors[i];
@@ -286,8 +286,8 @@ static void transfer_lane(struct fallback *fb, const struct hf_io_request *const
     hfp_device_restore(fb->host, previous_device);
 }
 
-void hf_fallback_transfer_many(struct fallback *fb, const struct hf_io_request *const *reqs,
-                               unsigned n, ssize_t *results)
+void fallback_serve_many(struct fallback *fb, const struct hf_io_request *const *reqs, unsigned n,
+                         ssize_t *results)
 {
     for (unsigned base = 0; base < n; base += FALLBACK_MANY_MAX) {
         unsigned count = n - base < FALLBACK_MANY_MAX ? n - base : FALLBACK_MANY_MAX;
@@ -310,7 +310,7 @@ void hf_fallback_transfer_many(struct fallback *fb, const struct hf_io_request *
                 }
             }
             if (k < 2) {
-                results[base + i] = hf_fallback_transfer(fb, req);
+                results[base + i] = fallback_serve(fb, req);
                 done[i] = true;
                 continue;
             }

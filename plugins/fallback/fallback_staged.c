@@ -468,7 +468,7 @@ static size_t run_window(const struct fallback_io *io, unsigned lanes)
     return chunk;
 }
 
-ssize_t hf_fallback_staged_run(struct fallback_io *io, unsigned lanes, int *gpu_error_p)
+ssize_t fallback_staged_run(struct fallback_io *io, unsigned lanes, int *gpu_error_p)
 {
     struct lane_run run;
     run_init(&run, io, run_window(io, lanes));
@@ -484,7 +484,7 @@ ssize_t hf_fallback_staged_run(struct fallback_io *io, unsigned lanes, int *gpu_
         fallback_log(io->fb, HF_LOG_WARN,
                      "the executor could not run %u lanes (%s); serving the request whole on the "
                      "calling thread",
-                     lanes, hf_fallback_errno_text(-rc));
+                     lanes, fallback_errno_text(-rc));
     if (lanes <= 1 || rc != 0)
         lane_main(&run, 1);
     ssize_t result = run_result(&run, gpu_error_p);
@@ -492,8 +492,8 @@ ssize_t hf_fallback_staged_run(struct fallback_io *io, unsigned lanes, int *gpu_
     return result;
 }
 
-void hf_fallback_staged_read_many(struct fallback_io *ios, unsigned n, ssize_t *results,
-                                  int *gpu_errors)
+void fallback_staged_read_many(struct fallback_io *ios, unsigned n, ssize_t *results,
+                               int *gpu_errors)
 {
     struct lane_run runs[FALLBACK_MANY_MAX];
     for (unsigned done = 0; done < n;) {

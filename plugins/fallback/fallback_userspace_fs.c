@@ -56,18 +56,18 @@ static ssize_t fs_window(struct fallback_io *io, int op, char *mem, size_t len, 
             fallback_log(io->fb, HF_LOG_ERROR,
                          "user-space FS %s callback of %zu bytes at %lld failed after %zu "
                          "(returned %zd): %s",
-                         what, want, (long long)at, done, n, hf_fallback_errno_text(err));
+                         what, want, (long long)at, done, n, fallback_errno_text(err));
         return done > 0 ? (ssize_t)done : -err;
     }
     return (ssize_t)done;
 }
 
-ssize_t hf_fallback_fs_read(struct fallback_io *io, char *dst, size_t len, int64_t pos)
+ssize_t fallback_fs_read(struct fallback_io *io, char *dst, size_t len, int64_t pos)
 {
     return fs_window(io, HF_IO_READ, dst, len, pos);
 }
 
-ssize_t hf_fallback_fs_write(struct fallback_io *io, const char *src, size_t len, int64_t pos)
+ssize_t fallback_fs_write(struct fallback_io *io, const char *src, size_t len, int64_t pos)
 {
     if (io->file->fs_write == NULL) {
         /* The core refuses writes to such files first; this keeps a direct caller safe. */

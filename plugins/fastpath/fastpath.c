@@ -45,7 +45,7 @@ static void fastpath_fini(void *backend)
     struct fastpath *fp = backend;
     if (fp == NULL)
         return;
-    hf_fastpath_gds_teardown(fp);
+    fastpath_gds_teardown(fp);
     for (int d = 0; d < FASTPATH_MAX_DEVICES; d++)
         free(fp->no_engine[d]);
     free(fp);
@@ -59,7 +59,7 @@ static int fastpath_init(const struct hf_host_api *host, void **backend_p)
         return rc;
     struct fastpath *fp = state;
     fp->host = host;
-    hf_fastpath_settings_read(host, &fp->set);
+    fastpath_settings_read(host, &fp->set);
     int devices = 0;
     int err = host->gpu->device_count(&devices);
     if (err != 0 || devices < 0) {
@@ -77,9 +77,9 @@ static int fastpath_init(const struct hf_host_api *host, void **backend_p)
         atomic_init(&fp->ais_off[d], NULL);
         atomic_init(&fp->coherent_off[d], NULL);
     }
-    hf_fastpath_ais_setup(fp);
-    hf_fastpath_gds_setup(fp);
-    hf_fastpath_coherent_setup(fp);
+    fastpath_ais_setup(fp);
+    fastpath_gds_setup(fp);
+    fastpath_coherent_setup(fp);
     rc = no_engine_texts_build(fp);
     if (rc < 0) {
         host->log(host, HF_LOG_ERROR, "out of memory for the backend state");
@@ -111,12 +111,12 @@ static int fastpath_probe(void *backend)
 
 static int fastpath_file_register(void *backend, const struct hf_file_info *file, void **ctx_p)
 {
-    return hf_fastpath_gds_file_register(backend, file, ctx_p);
+    return fastpath_gds_file_register(backend, file, ctx_p);
 }
 
 static void fastpath_file_deregister(void *backend, void *ctx)
 {
-    hf_fastpath_gds_file_deregister(backend, ctx);
+    fastpath_gds_file_deregister(backend, ctx);
 }
 
 static const int engine_scores[FASTPATH_ENGINE_COUNT] = {
@@ -150,11 +150,11 @@ static const char *engine_refusal(const struct fastpath *fp, int e, const struct
 {
     switch (e) {
     case FASTPATH_ENGINE_AIS:
-        return hf_fastpath_ais_refusal(fp, req);
+        return fastpath_ais_refusal(fp, req);
     case FASTPATH_ENGINE_GDS:
-        return hf_fastpath_gds_refusal(fp, req);
+        return fastpath_gds_refusal(fp, req);
     default:
-        return hf_fastpath_coherent_refusal(fp, req);
+        return fastpath_coherent_refusal(fp, req);
     }
 }
 
@@ -244,11 +244,11 @@ static ssize_t fastpath_transfer(void *backend, const struct hf_io_request *req)
     }
     switch (e) {
     case FASTPATH_ENGINE_AIS:
-        return hf_fastpath_ais_transfer(fp, req);
+        return fastpath_ais_transfer(fp, req);
     case FASTPATH_ENGINE_GDS:
-        return hf_fastpath_gds_transfer(fp, req);
+        return fastpath_gds_transfer(fp, req);
     default:
-        return hf_fastpath_coherent_transfer(fp, req);
+        return fastpath_coherent_transfer(fp, req);
     }
 }
 
@@ -263,7 +263,7 @@ static const struct hf_backend_ops fastpath_ops = {
     .score = fastpath_score,
     .read = fastpath_transfer,
     .write = fastpath_transfer,
-    HFP_OPS_SETTINGS(hf_fastpath_setting_decls),
+    HFP_OPS_SETTINGS(fastpath_setting_decls),
 };
 
 HFP_BACKEND_ENTRY(fastpath_ops, FASTPATH_ABI_MINOR)

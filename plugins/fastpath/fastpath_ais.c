@@ -16,7 +16,7 @@
 /* amdkfd refuses file offsets and sizes that are not whole pages, whatever statx allows. */
 #define AIS_PAGE_SIZE 4096u
 
-void hf_fastpath_ais_setup(struct fastpath *fp)
+void fastpath_ais_setup(struct fastpath *fp)
 {
     const struct hf_gpu_ops *gpu = fp->host->gpu;
     if (!fp->set.ais) {
@@ -55,7 +55,7 @@ static const char *file_system_refusal(const struct fastpath *fp, const struct h
            "(fastpath.unsupported_file_systems allows others)";
 }
 
-const char *hf_fastpath_ais_refusal(const struct fastpath *fp, const struct hf_io_request *req)
+const char *fastpath_ais_refusal(const struct fastpath *fp, const struct hf_io_request *req)
 {
     const char *why = file_system_refusal(fp, req->file);
     if (why != NULL)
@@ -63,7 +63,7 @@ const char *hf_fastpath_ais_refusal(const struct fastpath *fp, const struct hf_i
     uint64_t offset_align = req->file->dio_offset_align;
     if (hfp_align_is_pow2(offset_align) && offset_align < AIS_PAGE_SIZE)
         offset_align = AIS_PAGE_SIZE;
-    return hf_fastpath_alignment_refusal(req, offset_align, req->file->dio_mem_align);
+    return fastpath_alignment_refusal(req, offset_align, req->file->dio_mem_align);
 }
 
 /* The runtime's answer as -errno: the kernel's status when it gave one, else -HF_EGPU. */
@@ -85,7 +85,7 @@ static ssize_t ais_error(struct fastpath *fp, const struct hf_io_request *req, i
                          device, what);
         } else {
             fastpath_log(fp, HF_LOG_ERROR, "GPU %d: %s of %zu bytes at %lld failed: %s", device,
-                         what, req->size, (long long)req->file_offset, hf_fastpath_errno_text(err));
+                         what, req->size, (long long)req->file_offset, fastpath_errno_text(err));
         }
         return -err;
     }
@@ -97,7 +97,7 @@ static ssize_t ais_error(struct fastpath *fp, const struct hf_io_request *req, i
     return -HF_EGPU;
 }
 
-ssize_t hf_fastpath_ais_transfer(struct fastpath *fp, const struct hf_io_request *req)
+ssize_t fastpath_ais_transfer(struct fastpath *fp, const struct hf_io_request *req)
 {
     fastpath_ais_fn fn = req->op == HF_IO_READ ? fp->ais_read : fp->ais_write;
     int previous = -1;

@@ -49,7 +49,7 @@ static int attribute_or_zero(struct fastpath *fp, int device, int attr, const ch
  * that reaches pageable memory through the host's page tables (NVLink-C2C on Grace Hopper) is
  * cache-coherent both ways. PCIe GPUs have neither, and their memory is never CPU-addressable.
  */
-void hf_fastpath_coherent_setup(struct fastpath *fp)
+void fastpath_coherent_setup(struct fastpath *fp)
 {
     if (!fp->set.coherent)
         return;
@@ -67,11 +67,10 @@ void hf_fastpath_coherent_setup(struct fastpath *fp)
     }
 }
 
-const char *hf_fastpath_coherent_refusal(const struct fastpath *fp, const struct hf_io_request *req)
+const char *fastpath_coherent_refusal(const struct fastpath *fp, const struct hf_io_request *req)
 {
     (void)fp;
-    return hf_fastpath_alignment_refusal(req, req->file->dio_offset_align,
-                                         req->file->dio_mem_align);
+    return fastpath_alignment_refusal(req, req->file->dio_offset_align, req->file->dio_mem_align);
 }
 
 /* One request as its pieces see it. */
@@ -171,7 +170,7 @@ static uint64_t direct_end(struct coherent_io *io)
             end = hfp_align_down((uint64_t)st.st_size, io->offset_align);
     } else {
         fastpath_log(io->fp, HF_LOG_WARN, "cannot look up the file size (%s); reading buffered",
-                     hf_fastpath_errno_text(errno));
+                     fastpath_errno_text(errno));
     }
     atomic_store_explicit(&io->direct_end, end, memory_order_relaxed);
     return end;
@@ -341,12 +340,12 @@ static ssize_t refusal_result(struct fastpath *fp, const struct hf_io_request *r
                      device, what);
     } else {
         fastpath_log(fp, HF_LOG_DEBUG, "O_DIRECT %s of %zu bytes at %lld refused (%s); declining",
-                     what, req->size, (long long)req->file_offset, hf_fastpath_errno_text(err));
+                     what, req->size, (long long)req->file_offset, fastpath_errno_text(err));
     }
     return -EREMOTEIO;
 }
 
-ssize_t hf_fastpath_coherent_transfer(struct fastpath *fp, const struct hf_io_request *req)
+ssize_t fastpath_coherent_transfer(struct fastpath *fp, const struct hf_io_request *req)
 {
     const struct hf_file_info *file = req->file;
     bool read = req->op == HF_IO_READ;
@@ -371,6 +370,6 @@ ssize_t hf_fastpath_coherent_transfer(struct fastpath *fp, const struct hf_io_re
     if (r < 0)
         fastpath_log(fp, HF_LOG_ERROR, "%s of %zu bytes at %lld failed: %s",
                      read ? "read" : "O_DIRECT write", req->size, (long long)req->file_offset,
-                     hf_fastpath_errno_text((int)-r));
+                     fastpath_errno_text((int)-r));
     return r;
 }

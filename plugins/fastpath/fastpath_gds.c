@@ -59,7 +59,7 @@ static bool symbol_bind(void *library, const char *name, void *slot, size_t slot
 #define GDS_BIND(gds, name, member)                                                                \
     symbol_bind((gds)->library, name, &(gds)->member, sizeof((gds)->member))
 
-void hf_fastpath_gds_setup(struct fastpath *fp)
+void fastpath_gds_setup(struct fastpath *fp)
 {
     if (!fp->set.gds) {
         fp->gds_absent = "off (fastpath.gds = false)";
@@ -123,7 +123,7 @@ free_gds:
     free(gds);
 }
 
-void hf_fastpath_gds_teardown(struct fastpath *fp)
+void fastpath_gds_teardown(struct fastpath *fp)
 {
     if (fp->gds == NULL)
         return;
@@ -134,8 +134,7 @@ void hf_fastpath_gds_teardown(struct fastpath *fp)
 }
 
 /* Files cuFile will not take are still served by the other engines: never decline the file. */
-int hf_fastpath_gds_file_register(struct fastpath *fp, const struct hf_file_info *file,
-                                  void **ctx_p)
+int fastpath_gds_file_register(struct fastpath *fp, const struct hf_file_info *file, void **ctx_p)
 {
     *ctx_p = NULL;
     if (fp->gds == NULL || file->direct_fd < 0)
@@ -157,22 +156,21 @@ int hf_fastpath_gds_file_register(struct fastpath *fp, const struct hf_file_info
     return 0;
 }
 
-void hf_fastpath_gds_file_deregister(struct fastpath *fp, void *ctx)
+void fastpath_gds_file_deregister(struct fastpath *fp, void *ctx)
 {
     if (fp->gds != NULL && ctx != NULL)
         fp->gds->handle_deregister(ctx);
 }
 
-const char *hf_fastpath_gds_refusal(const struct fastpath *fp, const struct hf_io_request *req)
+const char *fastpath_gds_refusal(const struct fastpath *fp, const struct hf_io_request *req)
 {
     (void)fp;
     if (req->file_ctx == NULL)
         return "GDS: cuFile did not register this file";
-    return hf_fastpath_alignment_refusal(req, req->file->dio_offset_align,
-                                         req->file->dio_mem_align);
+    return fastpath_alignment_refusal(req, req->file->dio_offset_align, req->file->dio_mem_align);
 }
 
-ssize_t hf_fastpath_gds_transfer(struct fastpath *fp, const struct hf_io_request *req)
+ssize_t fastpath_gds_transfer(struct fastpath *fp, const struct hf_io_request *req)
 {
     struct fastpath_gds *gds = fp->gds;
     int previous = -1;
@@ -193,6 +191,6 @@ ssize_t hf_fastpath_gds_transfer(struct fastpath *fp, const struct hf_io_request
     }
     fastpath_log(fp, HF_LOG_ERROR, "GDS: %s of %zu bytes at %lld failed: %s",
                  req->op == HF_IO_READ ? "read" : "write", req->size, (long long)req->file_offset,
-                 hf_fastpath_errno_text((int)-r));
+                 fastpath_errno_text((int)-r));
     return r;
 }

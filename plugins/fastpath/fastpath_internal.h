@@ -46,7 +46,7 @@ enum fastpath_engine {
 #define FASTPATH_SETTING_COUNT 7
 
 /** The declaration of every key of the backend's config group, hung on its ops table. */
-extern const struct hf_setting_decl hf_fastpath_setting_decls[FASTPATH_SETTING_COUNT];
+extern const struct hf_setting_decl fastpath_setting_decls[FASTPATH_SETTING_COUNT];
 
 /** The backend's settings, read once at init (fastpath_settings.c). */
 struct fastpath_settings {
@@ -95,54 +95,52 @@ struct fastpath {
 #define fastpath_log(fp, level, ...) (fp)->host->log((fp)->host, (level), __VA_ARGS__)
 
 /** Read the settings from the backend's config group, logging each bad value and its default. */
-void hf_fastpath_settings_read(const struct hf_host_api *host, struct fastpath_settings *set_p);
+void fastpath_settings_read(const struct hf_host_api *host, struct fastpath_settings *set_p);
 
 /** Text of an errno value, never NULL. */
-const char *hf_fastpath_errno_text(int err);
+const char *fastpath_errno_text(int err);
 
 /**
  * Whether file offset, size and memory address of @p req fall on @p offset_align and @p mem_align
  * (powers of two); NULL when they do, else a static text naming the first that does not.
  */
-const char *hf_fastpath_alignment_refusal(const struct hf_io_request *req, uint64_t offset_align,
-                                          uint64_t mem_align);
+const char *fastpath_alignment_refusal(const struct hf_io_request *req, uint64_t offset_align,
+                                       uint64_t mem_align);
 
 /* ---- AMD AIS (fastpath_ais.c) ---- */
 
 /** Resolve hipAmdFileRead/Write through the runtime's hipGetProcAddress; sets ais_absent if not. */
-void hf_fastpath_ais_setup(struct fastpath *fp);
+void fastpath_ais_setup(struct fastpath *fp);
 /** NULL when AIS may serve @p req, else why not (static text). */
-const char *hf_fastpath_ais_refusal(const struct fastpath *fp, const struct hf_io_request *req);
+const char *fastpath_ais_refusal(const struct fastpath *fp, const struct hf_io_request *req);
 /** Serve an eligible request; bytes moved (short only at end of file) or -errno. */
-ssize_t hf_fastpath_ais_transfer(struct fastpath *fp, const struct hf_io_request *req);
+ssize_t fastpath_ais_transfer(struct fastpath *fp, const struct hf_io_request *req);
 
 /* ---- Coherent memory (fastpath_coherent.c) ---- */
 
 /** Ask the runtime which GPUs' memory the CPU addresses directly; fills fp->coherent. */
-void hf_fastpath_coherent_setup(struct fastpath *fp);
+void fastpath_coherent_setup(struct fastpath *fp);
 /** NULL when the coherent engine may serve @p req, else why not (static text). */
-const char *hf_fastpath_coherent_refusal(const struct fastpath *fp,
-                                         const struct hf_io_request *req);
+const char *fastpath_coherent_refusal(const struct fastpath *fp, const struct hf_io_request *req);
 /**
  * Serve an eligible request; bytes moved (short only at end of file) or -errno. Reads copy what
  * the page cache holds and go O_DIRECT for the rest; writes go O_DIRECT.
  */
-ssize_t hf_fastpath_coherent_transfer(struct fastpath *fp, const struct hf_io_request *req);
+ssize_t fastpath_coherent_transfer(struct fastpath *fp, const struct hf_io_request *req);
 
 /* ---- NVIDIA GDS (fastpath_gds.c) ---- */
 
 /** Open libcufile when the settings ask for it and nvidia-fs is loaded; sets gds_absent if not. */
-void hf_fastpath_gds_setup(struct fastpath *fp);
-/** Close what hf_fastpath_gds_setup opened. */
-void hf_fastpath_gds_teardown(struct fastpath *fp);
+void fastpath_gds_setup(struct fastpath *fp);
+/** Close what fastpath_gds_setup opened. */
+void fastpath_gds_teardown(struct fastpath *fp);
 /** Register a file with cuFile (context in *ctx_p, NULL when GDS is absent); 0 or -errno. */
-int hf_fastpath_gds_file_register(struct fastpath *fp, const struct hf_file_info *file,
-                                  void **ctx_p);
-/** Deregister what hf_fastpath_gds_file_register registered. */
-void hf_fastpath_gds_file_deregister(struct fastpath *fp, void *ctx);
+int fastpath_gds_file_register(struct fastpath *fp, const struct hf_file_info *file, void **ctx_p);
+/** Deregister what fastpath_gds_file_register registered. */
+void fastpath_gds_file_deregister(struct fastpath *fp, void *ctx);
 /** NULL when GDS may serve @p req, else why not (static text). */
-const char *hf_fastpath_gds_refusal(const struct fastpath *fp, const struct hf_io_request *req);
+const char *fastpath_gds_refusal(const struct fastpath *fp, const struct hf_io_request *req);
 /** Serve an eligible request; bytes moved or -errno. */
-ssize_t hf_fastpath_gds_transfer(struct fastpath *fp, const struct hf_io_request *req);
+ssize_t fastpath_gds_transfer(struct fastpath *fp, const struct hf_io_request *req);
 
 #endif

@@ -4,14 +4,14 @@
 #include "common/align.h"
 #include "fastpath_internal.h"
 
-const char *hf_fastpath_errno_text(int err)
+const char *fastpath_errno_text(int err)
 {
     const char *text = strerrordesc_np(err);
     return text != NULL ? text : "unknown error";
 }
 
-const char *hf_fastpath_alignment_refusal(const struct hf_io_request *req, uint64_t offset_align,
-                                          uint64_t mem_align)
+const char *fastpath_alignment_refusal(const struct hf_io_request *req, uint64_t offset_align,
+                                       uint64_t mem_align)
 {
     if (!hfp_align_is_pow2(offset_align) || !hfp_align_is_pow2(mem_align))
         return "the file's O_DIRECT alignment is unknown";

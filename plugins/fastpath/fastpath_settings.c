@@ -18,7 +18,7 @@
 #define THRESHOLD_KIB_MAX (1024 * 1024)
 #define SIZE_KIB_MULTIPLE 4
 
-/* Indices of hf_fastpath_setting_decls, so that each read names its declaration. */
+/* Indices of fastpath_setting_decls, so that each read names its declaration. */
 enum {
     SET_AIS,
     SET_COHERENT,
@@ -29,7 +29,7 @@ enum {
     SET_SPLIT_THRESHOLD,
 };
 
-const struct hf_setting_decl hf_fastpath_setting_decls[FASTPATH_SETTING_COUNT] = {
+const struct hf_setting_decl fastpath_setting_decls[FASTPATH_SETTING_COUNT] = {
     [SET_AIS] = {HFP_BOOL_SETTING("ais", true, "the AMD AIS engine (hipAmdFileRead) may serve")},
     [SET_COHERENT] = {HFP_BOOL_SETTING("coherent", true,
                                        "the coherent-memory engine (O_DIRECT into "
@@ -50,9 +50,9 @@ const struct hf_setting_decl hf_fastpath_setting_decls[FASTPATH_SETTING_COUNT] =
                              .multiple = SIZE_KIB_MULTIPLE},
 };
 
-void hf_fastpath_settings_read(const struct hf_host_api *host, struct fastpath_settings *set_p)
+void fastpath_settings_read(const struct hf_host_api *host, struct fastpath_settings *set_p)
 {
-    const struct hf_setting_decl *decls = hf_fastpath_setting_decls;
+    const struct hf_setting_decl *decls = fastpath_setting_decls;
     int64_t inline_kib = hfp_setting_int(host, &decls[SET_INLINE_MAX]);
     int64_t split_kib = hfp_setting_int(host, &decls[SET_SPLIT_THRESHOLD]);
     struct fastpath_settings set = {

@@ -20,7 +20,7 @@
 #define NVME_SETTING_COUNT 5
 
 /** The declaration of every key of the backend's config group, hung on its ops table. */
-extern const struct hf_setting_decl hf_nvme_setting_decls[NVME_SETTING_COUNT];
+extern const struct hf_setting_decl nvme_setting_decls[NVME_SETTING_COUNT];
 
 /** The backend's settings, read once at init. */
 struct nvme_settings {
@@ -73,42 +73,41 @@ struct nvme_file {
 #define nvme_log(np, level, ...) (np)->host->log((np)->host, (level), __VA_ARGS__)
 
 /** Read the settings from the backend's config group, logging bad values and their defaults. */
-void hf_nvme_settings_read(const struct hf_host_api *host, struct nvme_settings *set_p);
+void nvme_settings_read(const struct hf_host_api *host, struct nvme_settings *set_p);
 
 /** The config spelling of an enum nvme_mechanism value. */
-const char *hf_nvme_mechanism_name(int mechanism);
+const char *nvme_mechanism_name(int mechanism);
 
 /**
  * Check @p file for the backend and, when it qualifies, open (or share) its namespace and fill
  * @p nf. Returns 0, -EOPNOTSUPP after logging why the file is declined, or -ENOMEM.
  */
-int hf_nvme_file_open(struct nvme_passthru *np, const struct hf_file_info *file,
-                      struct nvme_file *nf);
+int nvme_file_open(struct nvme_passthru *np, const struct hf_file_info *file, struct nvme_file *nf);
 
-/** Release what hf_nvme_file_open took. */
-void hf_nvme_file_close(struct nvme_passthru *np, struct nvme_file *nf);
+/** Release what nvme_file_open took. */
+void nvme_file_close(struct nvme_passthru *np, struct nvme_file *nf);
 
 /** Close every namespace (at fini). */
-void hf_nvme_namespaces_close(struct nvme_passthru *np);
+void nvme_namespaces_close(struct nvme_passthru *np);
 
 /**
  * Settle np->mechanism from the configured one: io_uring when it is wanted or "auto", a generic
  * char device exists under np->dev_root, and a queue's thread can make a ring that takes URING_CMD
  * (that queue joins the idle list); else the ioctl. Logs why io_uring is not used when it matters.
  */
-void hf_nvme_mechanism_pick(struct nvme_passthru *np);
+void nvme_mechanism_pick(struct nvme_passthru *np);
 
 /** Take a submission queue from the backend's idle list, creating one when none is idle. */
-int hf_nvme_queue_take(struct nvme_passthru *np, struct nvme_queue **queue_p);
+int nvme_queue_take(struct nvme_passthru *np, struct nvme_queue **queue_p);
 
 /** Give a queue with nothing in flight back to the idle list (a broken one is destroyed). */
-void hf_nvme_queue_give(struct nvme_passthru *np, struct nvme_queue *queue);
+void nvme_queue_give(struct nvme_passthru *np, struct nvme_queue *queue);
 
 /**
  * Make every staging slot GPU @p device's stream-ordered requests may use, and keep them (see
  * hf_backend_ops.stream_prepare). Returns 0 or -errno (logged).
  */
-int hf_nvme_stream_prepare(struct nvme_passthru *np, int device);
+int nvme_io_stream_prepare(struct nvme_passthru *np, int device);
 
 /**
  * Serve a checked, non-empty request on @p nf through staging buffers: reads as NVMe Read
@@ -116,7 +115,7 @@ int hf_nvme_stream_prepare(struct nvme_passthru *np, int device);
  * extents. Returns the bytes moved (short only at end of file), -ENODEV when the request must go
  * to another backend (nothing moved), or another -errno.
  */
-ssize_t hf_nvme_transfer(struct nvme_passthru *np, struct nvme_file *nf,
+ssize_t nvme_io_transfer(struct nvme_passthru *np, struct nvme_file *nf,
                          const struct hf_io_request *req);
 
 #endif

@@ -13,7 +13,7 @@
 #define LBA_SHIFT_MIN 9
 #define LBA_SHIFT_MAX 16
 
-int hf_nvme_cmd_encode(const struct nvme_io *io, struct nvme_passthru_cmd64 *cmd_p)
+int nvme_cmd_encode(const struct nvme_io *io, struct nvme_passthru_cmd64 *cmd_p)
 {
     if (io->lba_shift < LBA_SHIFT_MIN || io->lba_shift > LBA_SHIFT_MAX)
         return -EINVAL;
@@ -41,7 +41,7 @@ int hf_nvme_cmd_encode(const struct nvme_io *io, struct nvme_passthru_cmd64 *cmd
     return 0;
 }
 
-int hf_nvme_status_to_errno(int result)
+int nvme_status_to_errno(int result)
 {
     if (result == 0)
         return 0;
@@ -75,7 +75,7 @@ static const char *generic_status_name(unsigned sc)
     }
 }
 
-const char *hf_nvme_status_text(int status, char *text, size_t size)
+const char *nvme_status_text(int status, char *text, size_t size)
 {
     unsigned sc = (unsigned)status & 0xffu;
     unsigned sct = ((unsigned)status >> 8) & 0x7u;

@@ -13,7 +13,7 @@
 /* Flags whose extents are plain blocks at fe_physical (LAST and MERGED say nothing about data). */
 #define EXTENT_PLAIN_FLAGS (FIEMAP_EXTENT_LAST | FIEMAP_EXTENT_MERGED)
 
-enum nvme_extent_use hf_nvme_extent_classify(uint32_t fe_flags, int op, const char **reason_p)
+enum nvme_extent_use nvme_extent_classify(uint32_t fe_flags, int op, const char **reason_p)
 {
     const char *reason = NULL;
     enum nvme_extent_use use = NVME_EXTENT_REFUSE;
@@ -46,7 +46,7 @@ enum nvme_extent_use hf_nvme_extent_classify(uint32_t fe_flags, int op, const ch
     return use;
 }
 
-const char *hf_nvme_inode_refusal(uint32_t iflags, uint32_t xflags)
+const char *nvme_inode_refusal(uint32_t iflags, uint32_t xflags)
 {
     /* ext4 data=journal per file: the newest data may still be in the journal only. */
     if (iflags & FS_JOURNAL_DATA_FL)
@@ -80,9 +80,9 @@ static size_t extent_index_after(const struct nvme_map *map, uint64_t pos)
     return lo;
 }
 
-int hf_nvme_segment_at(const struct nvme_map *map, uint64_t pos, uint64_t end, int op,
-                       uint64_t dev_start, uint32_t lba_size, struct nvme_segment *seg_p,
-                       const char **reason_p)
+int nvme_segment_at(const struct nvme_map *map, uint64_t pos, uint64_t end, int op,
+                    uint64_t dev_start, uint32_t lba_size, struct nvme_segment *seg_p,
+                    const char **reason_p)
 {
     /* Past end of file there is nothing to map; an extent's last block may still reach there. */
     if (pos >= map->mapped_end || pos >= end)
@@ -101,7 +101,7 @@ int hf_nvme_segment_at(const struct nvme_map *map, uint64_t pos, uint64_t end, i
         return 0;
     }
     const char *reason;
-    enum nvme_extent_use use = hf_nvme_extent_classify(e->flags, op, &reason);
+    enum nvme_extent_use use = nvme_extent_classify(e->flags, op, &reason);
     if (use == NVME_EXTENT_REFUSE) {
         *reason_p = reason;
         return -ENODEV;

@@ -66,7 +66,7 @@ static int pool_get(struct nvme_passthru *np, int device, struct hfp_staging_poo
     return 0;
 }
 
-int hf_nvme_stream_prepare(struct nvme_passthru *np, int device)
+int nvme_io_stream_prepare(struct nvme_passthru *np, int device)
 {
     struct hfp_staging_pool *pool = NULL;
     int rc = pool_get(np, device, &pool);
@@ -83,7 +83,7 @@ static int device_failure(struct transfer *t, int rc, int status, const char *wh
     char text[128];
     if (status > 0)
         nvme_log(t->np, HF_LOG_ERROR, "%s failed: %s", what,
-                 hf_nvme_status_text(status, text, sizeof(text)));
+                 nvme_status_text(status, text, sizeof(text)));
     else
         nvme_log(t->np, HF_LOG_ERROR, "%s failed: %s", what, strerror(-rc));
     /* The filesystem path may still succeed; the next backend serves the request again. */
@@ -106,8 +106,8 @@ static int range_check(struct transfer *t)
     while (pos < t->grid_end) {
         struct nvme_segment seg;
         const char *reason = NULL;
-        int rc = hf_nvme_segment_at(t->map, pos, t->grid_end, t->op, t->nf->dev_start,
-                                    t->nf->lba_size, &seg, &reason);
+        int rc = nvme_segment_at(t->map, pos, t->grid_end, t->op, t->nf->dev_start, t->nf->lba_size,
+                                 &seg, &reason);
         if (rc == -ERANGE && t->op == HF_IO_READ)
             return 0; /* past end of file: zeros that are never copied */
         if (rc < 0) {
@@ -131,8 +131,8 @@ static int window_commands(struct transfer *t, char *buffer, uint64_t from, uint
     while (pos < to) {
         struct nvme_segment seg;
         const char *reason = NULL;
-        int rc = hf_nvme_segment_at(t->map, pos, to, t->op, t->nf->dev_start, t->nf->lba_size, &seg,
-                                    &reason);
+        int rc = nvme_segment_at(t->map, pos, to, t->op, t->nf->dev_start, t->nf->lba_size, &seg,
+                                 &reason);
         if (rc == -ERANGE) {
             memset(buffer + (pos - from), 0, to - pos);
             break;
@@ -156,10 +156,10 @@ static int window_commands(struct transfer *t, char *buffer, uint64_t from, uint
                 .lba_shift = ns->lba_shift,
                 .buf = buffer + (pos - from) + done,
             };
-            rc = hf_nvme_queue_submit(t->queue, ns->fd, &io, &status);
+            rc = nvme_queue_submit(t->queue, ns->fd, &io, &status);
             if (rc < 0) {
                 int ignored;
-                hf_nvme_queue_drain(t->queue, &ignored);
+                nvme_queue_drain(t->queue, &ignored);
                 return device_failure(t, rc, status,
                                       opcode == NVME_OP_READ ? "NVMe read" : "NVMe write");
             }
@@ -167,7 +167,7 @@ static int window_commands(struct transfer *t, char *buffer, uint64_t from, uint
         }
         pos += seg.length;
     }
-    int rc = hf_nvme_queue_drain(t->queue, &status);
+    int rc = nvme_queue_drain(t->queue, &status);
     if (rc < 0)
         return device_failure(t, rc, status, opcode == NVME_OP_READ ? "NVMe read" : "NVMe write");
     return 0;
@@ -318,15 +318,15 @@ static void write_finish(struct transfer *t, int status_flags)
     if (futimens(fd, now) != 0)
         nvme_log(t->np, HF_LOG_WARN, "cannot update the file's timestamps after a write: %s",
                  strerror(errno));
-    hf_nvme_map_cache_drop(&t->nf->cache);
+    nvme_map_cache_drop(&t->nf->cache);
     if ((status_flags & (O_SYNC | O_DSYNC)) != 0) {
         struct nvme_io flush = {.opcode = NVME_OP_FLUSH,
                                 .nsid = t->nf->ns->target.nsid,
                                 .lba_shift = t->nf->ns->lba_shift};
         int status = 0;
-        int rc = hf_nvme_queue_submit(t->queue, t->nf->ns->fd, &flush, &status);
+        int rc = nvme_queue_submit(t->queue, t->nf->ns->fd, &flush, &status);
         if (rc == 0)
-            rc = hf_nvme_queue_drain(t->queue, &status);
+            rc = nvme_queue_drain(t->queue, &status);
         if (rc < 0)
             device_failure(t, rc, status, "NVMe flush");
     }
@@ -363,7 +363,7 @@ static ssize_t transfer_result(struct transfer *t, const struct hf_io_request *r
     return rc < 0 ? rc : (ssize_t)(t->end - t->offset);
 }
 
-ssize_t hf_nvme_transfer(struct nvme_passthru *np, struct nvme_file *nf,
+ssize_t nvme_io_transfer(struct nvme_passthru *np, struct nvme_file *nf,
                          const struct hf_io_request *req)
 {
     struct transfer t = {
@@ -382,8 +382,8 @@ ssize_t hf_nvme_transfer(struct nvme_passthru *np, struct nvme_file *nf,
         return -ENODEV;
     }
     struct nvme_file_stamp stamp;
-    int rc = hf_nvme_map_get(&nf->cache, nf->fd, np->host->sys->ioctl, t.offset, req->size, write,
-                             &t.map, &stamp);
+    int rc = nvme_map_get(&nf->cache, nf->fd, np->host->sys->ioctl, t.offset, req->size, write,
+                          &t.map, &stamp);
     if (rc < 0) {
         nvme_log(np, HF_LOG_DEBUG, "request goes to the next backend: no mapping (%s)",
                  strerror(-rc));
@@ -409,7 +409,7 @@ ssize_t hf_nvme_transfer(struct nvme_passthru *np, struct nvme_file *nf,
         rc = write_cache_check(&t);
     if (rc < 0)
         goto put_map;
-    rc = hf_nvme_queue_take(np, &t.queue);
+    rc = nvme_queue_take(np, &t.queue);
     if (rc < 0) {
         rc = -ENODEV;
         goto put_map;
@@ -417,18 +417,18 @@ ssize_t hf_nvme_transfer(struct nvme_passthru *np, struct nvme_file *nf,
     rc = transfer_staged(&t, req);
     if (write && rc != -ENODEV)
         write_finish(&t, req->file->status_flags);
-    hf_nvme_queue_give(np, t.queue);
+    nvme_queue_give(np, t.queue);
     if (rc == 0 && !write) {
         /* A file that changed while its blocks were read may have moved them: read it again. */
         struct nvme_file_stamp after;
-        if (hf_nvme_file_stamp(nf->fd, &after) != 0 || !hf_nvme_file_stamp_equal(&stamp, &after)) {
+        if (nvme_file_stamp_take(nf->fd, &after) != 0 || !nvme_file_stamp_equal(&stamp, &after)) {
             nvme_log(np, HF_LOG_DEBUG, "the file changed during a read; the next backend reads it");
-            hf_nvme_map_cache_drop(&nf->cache);
+            nvme_map_cache_drop(&nf->cache);
             rc = -ENODEV;
         }
     }
 
 put_map:
-    hf_nvme_map_put(t.map);
+    nvme_map_put(t.map);
     return transfer_result(&t, req, rc);
 }

@@ -29,7 +29,7 @@ static int64_t ts_ns(const struct statx_timestamp *ts)
     return ts->tv_sec * 1000000000LL + ts->tv_nsec;
 }
 
-int hf_nvme_file_stamp(int fd, struct nvme_file_stamp *stamp_p)
+int nvme_file_stamp_take(int fd, struct nvme_file_stamp *stamp_p)
 {
     struct statx stx;
     /*
@@ -46,13 +46,13 @@ int hf_nvme_file_stamp(int fd, struct nvme_file_stamp *stamp_p)
     return 0;
 }
 
-bool hf_nvme_file_stamp_equal(const struct nvme_file_stamp *a, const struct nvme_file_stamp *b)
+bool nvme_file_stamp_equal(const struct nvme_file_stamp *a, const struct nvme_file_stamp *b)
 {
     return a->ino == b->ino && a->size == b->size && a->blocks == b->blocks &&
            a->mtime_ns == b->mtime_ns && a->ctime_ns == b->ctime_ns;
 }
 
-void hf_nvme_map_put(struct nvme_map *map)
+void nvme_map_put(struct nvme_map *map)
 {
     if (map == NULL || __atomic_sub_fetch(&map->refs, 1, __ATOMIC_ACQ_REL) != 0)
         return;
@@ -83,8 +83,8 @@ static int map_append(struct nvme_map *map, size_t *capacity, const struct fiema
     return 0;
 }
 
-int hf_nvme_map_fetch(int fd, int (*ioctl_fn)(int, unsigned long, void *), uint64_t size,
-                      struct nvme_map **map_p)
+int nvme_map_fetch(int fd, int (*ioctl_fn)(int, unsigned long, void *), uint64_t size,
+                   struct nvme_map **map_p)
 {
     struct fiemap *fm = calloc(1, sizeof(*fm) + FIEMAP_BATCH * sizeof(struct fiemap_extent));
     struct nvme_map *map = calloc(1, sizeof(*map));
@@ -143,29 +143,29 @@ free_all:
     return rc;
 }
 
-int hf_nvme_map_cache_init(struct nvme_map_cache *cache)
+int nvme_map_cache_init(struct nvme_map_cache *cache)
 {
     memset(cache, 0, sizeof(*cache));
     return pthread_mutex_init(&cache->lock, NULL) == 0 ? 0 : -ENOMEM;
 }
 
-void hf_nvme_map_cache_destroy(struct nvme_map_cache *cache)
+void nvme_map_cache_destroy(struct nvme_map_cache *cache)
 {
-    hf_nvme_map_put(cache->map);
+    nvme_map_put(cache->map);
     cache->map = NULL;
     pthread_mutex_destroy(&cache->lock);
 }
 
-void hf_nvme_map_cache_drop(struct nvme_map_cache *cache)
+void nvme_map_cache_drop(struct nvme_map_cache *cache)
 {
     pthread_mutex_lock(&cache->lock);
     struct nvme_map *old = cache->map;
     cache->map = NULL;
     pthread_mutex_unlock(&cache->lock);
-    hf_nvme_map_put(old);
+    nvme_map_put(old);
 }
 
-bool hf_nvme_stamp_is_recent(const struct nvme_file_stamp *stamp, int64_t now_ns)
+bool nvme_stamp_is_recent(const struct nvme_file_stamp *stamp, int64_t now_ns)
 {
     int64_t changed = stamp->ctime_ns > stamp->mtime_ns ? stamp->ctime_ns : stamp->mtime_ns;
     return now_ns - changed < STAMP_GRANULE_NS;
@@ -189,9 +189,9 @@ static bool map_is_settled(const struct nvme_map *map)
     return true;
 }
 
-int hf_nvme_map_get(struct nvme_map_cache *cache, int fd,
-                    int (*ioctl_fn)(int, unsigned long, void *), uint64_t offset, uint64_t size,
-                    bool fresh, struct nvme_map **map_p, struct nvme_file_stamp *stamp_p)
+int nvme_map_get(struct nvme_map_cache *cache, int fd, int (*ioctl_fn)(int, unsigned long, void *),
+                 uint64_t offset, uint64_t size, bool fresh, struct nvme_map **map_p,
+                 struct nvme_file_stamp *stamp_p)
 {
     /*
      * Write back the range's dirty pages and wait, as the kernel does before O_DIRECT: a device
@@ -202,11 +202,11 @@ int hf_nvme_map_get(struct nvme_map_cache *cache, int fd,
                                         SYNC_FILE_RANGE_WAIT_AFTER) != 0)
         return -errno;
     struct nvme_file_stamp stamp;
-    int rc = hf_nvme_file_stamp(fd, &stamp);
+    int rc = nvme_file_stamp_take(fd, &stamp);
     if (rc < 0)
         return rc;
     pthread_mutex_lock(&cache->lock);
-    if (!fresh && cache->map != NULL && hf_nvme_file_stamp_equal(&cache->stamp, &stamp)) {
+    if (!fresh && cache->map != NULL && nvme_file_stamp_equal(&cache->stamp, &stamp)) {
         struct nvme_map *map = cache->map;
         __atomic_add_fetch(&map->refs, 1, __ATOMIC_RELAXED);
         pthread_mutex_unlock(&cache->lock);
@@ -217,30 +217,30 @@ int hf_nvme_map_get(struct nvme_map_cache *cache, int fd,
     pthread_mutex_unlock(&cache->lock);
 
     struct nvme_map *map;
-    rc = hf_nvme_map_fetch(fd, ioctl_fn, stamp.size, &map);
+    rc = nvme_map_fetch(fd, ioctl_fn, stamp.size, &map);
     if (rc < 0)
         return rc;
     /* The stamp must describe the mapping: take it again, and give up on a file that moves. */
     struct nvme_file_stamp after;
-    rc = hf_nvme_file_stamp(fd, &after);
+    rc = nvme_file_stamp_take(fd, &after);
     if (rc == 0 && (after.ino != stamp.ino || after.size != stamp.size ||
                     after.mtime_ns != stamp.mtime_ns || after.ctime_ns != stamp.ctime_ns))
         rc = -EAGAIN;
     if (rc < 0) {
-        hf_nvme_map_put(map);
+        nvme_map_put(map);
         return rc;
     }
     /* Writeback of delayed allocation may change st_blocks, not the data: the later one counts. */
     stamp = after;
     map->mapped_end = stamp.size;
-    if (!hf_nvme_stamp_is_recent(&stamp, now_ns()) && map_is_settled(map)) {
+    if (!nvme_stamp_is_recent(&stamp, now_ns()) && map_is_settled(map)) {
         pthread_mutex_lock(&cache->lock);
         struct nvme_map *old = cache->map;
         cache->map = map;
         cache->stamp = stamp;
         __atomic_add_fetch(&map->refs, 1, __ATOMIC_RELAXED);
         pthread_mutex_unlock(&cache->lock);
-        hf_nvme_map_put(old);
+        nvme_map_put(old);
     }
     *map_p = map;
     *stamp_p = stamp;

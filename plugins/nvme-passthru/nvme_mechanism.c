@@ -49,7 +49,7 @@ static bool generic_device_present(const char *dev_root)
     return found;
 }
 
-void hf_nvme_mechanism_pick(struct nvme_passthru *np)
+void nvme_mechanism_pick(struct nvme_passthru *np)
 {
     int wanted = np->set.mechanism;
     np->mechanism = NVME_MECH_IOCTL;
@@ -63,15 +63,14 @@ void hf_nvme_mechanism_pick(struct nvme_passthru *np)
     /* The probe is a queue of the depth requests use: it serves the first of them. */
     struct nvme_queue *queue = NULL;
     np->uring_probed = true;
-    int rc =
-        hf_nvme_queue_create(NVME_MECH_URING, np->set.queue_depth, np->host->sys->ioctl, &queue);
+    int rc = nvme_queue_create(NVME_MECH_URING, np->set.queue_depth, np->host->sys->ioctl, &queue);
     if (rc < 0) {
         nvme_log(np, wanted == NVME_MECH_URING ? HF_LOG_WARN : HF_LOG_INFO,
                  "io_uring passthrough is not available here (%s); commands go through the ioctl",
                  strerror(-rc));
         return;
     }
-    np->uring_probe_tid = hf_nvme_queue_thread_id(queue);
+    np->uring_probe_tid = nvme_queue_thread_id(queue);
     np->mechanism = NVME_MECH_URING;
-    hf_nvme_queue_give(np, queue);
+    nvme_queue_give(np, queue);
 }

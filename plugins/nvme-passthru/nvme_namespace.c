@@ -92,7 +92,7 @@ static const char *read_check(struct nvme_passthru *np, int fd, uint32_t nsid, u
                          .buf = buf};
     struct nvme_passthru_cmd64 cmd;
     const char *reason = NULL;
-    if (hf_nvme_cmd_encode(&io, &cmd) != 0) {
+    if (nvme_cmd_encode(&io, &cmd) != 0) {
         reason = "cannot encode a read";
     } else {
         int rc = np->host->sys->ioctl(fd, NVME_IOCTL_IO64_CMD, &cmd);
@@ -146,7 +146,7 @@ static const char *namespace_open(struct nvme_passthru *np, const struct nvme_ta
     nvme_log(np, HF_LOG_INFO,
              "opened %s: namespace %u, %u-byte blocks, %llu KiB per command, %s, %s", path, t->nsid,
              t->lba_size, (unsigned long long)(t->max_transfer / 1024),
-             hf_nvme_mechanism_name(np->mechanism), ns->writable ? "reads and writes" : "reads");
+             nvme_mechanism_name(np->mechanism), ns->writable ? "reads and writes" : "reads");
     return NULL;
 }
 
@@ -204,7 +204,7 @@ static const char *inode_check(struct nvme_passthru *np, int fd)
         iflags = 0;
     if (np->host->sys->ioctl(fd, FS_IOC_FSGETXATTR, &fsx) != 0)
         fsx.fsx_xflags = 0;
-    return hf_nvme_inode_refusal(iflags, fsx.fsx_xflags);
+    return nvme_inode_refusal(iflags, fsx.fsx_xflags);
 }
 
 /* Why @p file is not for this backend, or NULL; fills *target_p on the way. */
@@ -223,13 +223,12 @@ static const char *file_check(struct nvme_passthru *np, const struct hf_file_inf
     const char *reason = inode_check(np, file->fd);
     if (reason != NULL)
         return reason;
-    int rc = hf_nvme_sysfs_resolve(np->sysfs_root, major(st.st_dev), minor(st.st_dev), target_p,
-                                   &reason);
+    int rc =
+        nvme_sysfs_resolve(np->sysfs_root, major(st.st_dev), minor(st.st_dev), target_p, &reason);
     return rc == 0 ? NULL : reason;
 }
 
-int hf_nvme_file_open(struct nvme_passthru *np, const struct hf_file_info *file,
-                      struct nvme_file *nf)
+int nvme_file_open(struct nvme_passthru *np, const struct hf_file_info *file, struct nvme_file *nf)
 {
     struct nvme_target t;
     const char *reason = file_check(np, file, &t);
@@ -244,7 +243,7 @@ int hf_nvme_file_open(struct nvme_passthru *np, const struct hf_file_info *file,
         return -EOPNOTSUPP;
     }
     memset(nf, 0, sizeof(*nf));
-    if (hf_nvme_map_cache_init(&nf->cache) != 0) {
+    if (nvme_map_cache_init(&nf->cache) != 0) {
         namespace_put(np, ns);
         return -ENOMEM;
     }
@@ -260,13 +259,13 @@ int hf_nvme_file_open(struct nvme_passthru *np, const struct hf_file_info *file,
     return 0;
 }
 
-void hf_nvme_file_close(struct nvme_passthru *np, struct nvme_file *nf)
+void nvme_file_close(struct nvme_passthru *np, struct nvme_file *nf)
 {
-    hf_nvme_map_cache_destroy(&nf->cache);
+    nvme_map_cache_destroy(&nf->cache);
     namespace_put(np, nf->ns);
 }
 
-void hf_nvme_namespaces_close(struct nvme_passthru *np)
+void nvme_namespaces_close(struct nvme_passthru *np)
 {
     while (np->namespaces != NULL) {
         struct nvme_namespace *ns = np->namespaces;
@@ -276,7 +275,7 @@ void hf_nvme_namespaces_close(struct nvme_passthru *np)
     }
 }
 
-int hf_nvme_queue_take(struct nvme_passthru *np, struct nvme_queue **queue_p)
+int nvme_queue_take(struct nvme_passthru *np, struct nvme_queue **queue_p)
 {
     pthread_mutex_lock(&np->lock);
     if (np->idle_count > 0) {
@@ -285,18 +284,17 @@ int hf_nvme_queue_take(struct nvme_passthru *np, struct nvme_queue **queue_p)
         return 0;
     }
     pthread_mutex_unlock(&np->lock);
-    int rc =
-        hf_nvme_queue_create(np->mechanism, np->set.queue_depth, np->host->sys->ioctl, queue_p);
+    int rc = nvme_queue_create(np->mechanism, np->set.queue_depth, np->host->sys->ioctl, queue_p);
     if (rc < 0)
         nvme_log(np, HF_LOG_ERROR, "cannot create a %s submission queue: %s",
-                 hf_nvme_mechanism_name(np->mechanism), strerror(-rc));
+                 nvme_mechanism_name(np->mechanism), strerror(-rc));
     return rc;
 }
 
-void hf_nvme_queue_give(struct nvme_passthru *np, struct nvme_queue *queue)
+void nvme_queue_give(struct nvme_passthru *np, struct nvme_queue *queue)
 {
-    if (!hf_nvme_queue_usable(queue)) {
-        hf_nvme_queue_destroy(queue);
+    if (!nvme_queue_usable(queue)) {
+        nvme_queue_destroy(queue);
         return;
     }
     pthread_mutex_lock(&np->lock);
@@ -305,7 +303,7 @@ void hf_nvme_queue_give(struct nvme_passthru *np, struct nvme_queue *queue)
         struct nvme_queue **grown = realloc(np->idle_queues, want * sizeof(*grown));
         if (grown == NULL) {
             pthread_mutex_unlock(&np->lock);
-            hf_nvme_queue_destroy(queue);
+            nvme_queue_destroy(queue);
             return;
         }
         np->idle_queues = grown;

@@ -48,7 +48,7 @@ static int nvme_init(const struct hf_host_api *host, void **backend_p)
     np->host = host;
     np->sysfs_root = "/sys";
     np->dev_root = "/dev";
-    hf_nvme_settings_read(host, &np->set);
+    nvme_settings_read(host, &np->set);
     np->mechanism = NVME_MECH_IOCTL;
     if (pthread_mutex_init(&np->lock, NULL) != 0 || pools_setup(np) != 0) {
         host->log(host, HF_LOG_ERROR, "out of memory for the backend state");
@@ -69,8 +69,8 @@ static void nvme_fini(void *backend)
         hfp_staging_pool_destroy(atomic_load(&np->pools[i]));
     /* fini runs on whichever thread the core tears down from; each ring closes on its own. */
     for (size_t i = 0; i < np->idle_count; i++)
-        hf_nvme_queue_destroy(np->idle_queues[i]);
-    hf_nvme_namespaces_close(np);
+        nvme_queue_destroy(np->idle_queues[i]);
+    nvme_namespaces_close(np);
     pthread_mutex_destroy(&np->lock);
     free(np->idle_queues);
     free(np->pools);
@@ -98,9 +98,9 @@ static int nvme_probe(void *backend)
         nvme_log(np, HF_LOG_INFO, "no NVMe generic char devices (%s is empty or missing)", path);
         return -ENODEV;
     }
-    hf_nvme_mechanism_pick(np);
+    nvme_mechanism_pick(np);
     nvme_log(np, HF_LOG_INFO, "%s, queue depth %u, %zu KiB staging buffers, writes %s",
-             hf_nvme_mechanism_name(np->mechanism), np->set.queue_depth, np->set.chunk_size / 1024,
+             nvme_mechanism_name(np->mechanism), np->set.queue_depth, np->set.chunk_size / 1024,
              np->set.writes ? "on" : "off");
     return 0;
 }
@@ -113,7 +113,7 @@ static int nvme_file_register(void *backend, const struct hf_file_info *file, vo
     struct nvme_file *nf = calloc(1, sizeof(*nf));
     if (nf == NULL)
         return -ENOMEM;
-    int rc = hf_nvme_file_open(np, file, nf);
+    int rc = nvme_file_open(np, file, nf);
     if (rc < 0) {
         free(nf);
         return rc;
@@ -126,7 +126,7 @@ static void nvme_file_deregister(void *backend, void *ctx)
 {
     if (ctx == NULL)
         return;
-    hf_nvme_file_close(backend, ctx);
+    nvme_file_close(backend, ctx);
     free(ctx);
 }
 
@@ -188,12 +188,12 @@ static ssize_t nvme_transfer(void *backend, const struct hf_io_request *req)
         return rc;
     if (req->size == 0)
         return 0;
-    return hf_nvme_transfer(np, req->file_ctx, req);
+    return nvme_io_transfer(np, req->file_ctx, req);
 }
 
 static int nvme_stream_prepare(void *backend, int device)
 {
-    return hf_nvme_stream_prepare(backend, device);
+    return nvme_io_stream_prepare(backend, device);
 }
 
 static const struct hf_backend_ops nvme_ops = {
@@ -208,7 +208,7 @@ static const struct hf_backend_ops nvme_ops = {
     .read = nvme_transfer,
     .write = nvme_transfer,
     .stream_prepare = nvme_stream_prepare,
-    HFP_OPS_SETTINGS(hf_nvme_setting_decls),
+    HFP_OPS_SETTINGS(nvme_setting_decls),
 };
 
 HFP_BACKEND_ENTRY(nvme_ops, NVME_ABI_MINOR)

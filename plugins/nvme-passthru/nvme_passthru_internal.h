@@ -42,8 +42,8 @@ struct nvme_target {
  * (btrfs and other anonymous devices, device-mapper, md, loop, SCSI...), or when sysfs lacks a
  * fact the backend needs.
  */
-int hf_nvme_sysfs_resolve(const char *sysfs_root, unsigned major, unsigned minor,
-                          struct nvme_target *target_p, const char **reason_p);
+int nvme_sysfs_resolve(const char *sysfs_root, unsigned major, unsigned minor,
+                       struct nvme_target *target_p, const char **reason_p);
 
 /* ---- command encoding (nvme_cmd.c) ---- */
 
@@ -74,19 +74,19 @@ struct nvme_io {
  * block count outside [1, NVME_MAX_BLOCKS_PER_CMD] (0 for Flush), a length over 4 GiB, a shift
  * outside [9, 16] or a NULL buffer with data.
  */
-int hf_nvme_cmd_encode(const struct nvme_io *io, struct nvme_passthru_cmd64 *cmd_p);
+int nvme_cmd_encode(const struct nvme_io *io, struct nvme_passthru_cmd64 *cmd_p);
 
 /**
  * Turn a passthrough result (ioctl return or cqe->res) into -errno: 0 stays 0, negative values
  * are kernel errnos, positive ones NVMe status fields (-EREMOTEIO).
  */
-int hf_nvme_status_to_errno(int result);
+int nvme_status_to_errno(int result);
 
 /**
  * Describe an NVMe status field (positive passthrough result) in @p text: status code type,
  * status code, and the do-not-retry bit. Returns @p text.
  */
-const char *hf_nvme_status_text(int status, char *text, size_t size);
+const char *nvme_status_text(int status, char *text, size_t size);
 
 /* ---- extents (nvme_extent.c) ---- */
 
@@ -104,7 +104,7 @@ enum nvme_extent_use {
  * refused. Writes also refuse unwritten extents (the filesystem would keep reading zeros) and
  * shared ones (the write would change the other files too). *reason_p gets a static string.
  */
-enum nvme_extent_use hf_nvme_extent_classify(uint32_t fe_flags, int op, const char **reason_p);
+enum nvme_extent_use nvme_extent_classify(uint32_t fe_flags, int op, const char **reason_p);
 
 /** One extent of a file's mapping, as FIEMAP gave it. */
 struct nvme_extent {
@@ -138,9 +138,9 @@ struct nvme_segment {
  * holes. Returns 0, or -ENODEV with a static reason when another backend must serve the range, or
  * -ERANGE when @p pos is at or past @p end or the mapping's end (end of file).
  */
-int hf_nvme_segment_at(const struct nvme_map *map, uint64_t pos, uint64_t end, int op,
-                       uint64_t dev_start, uint32_t lba_size, struct nvme_segment *seg_p,
-                       const char **reason_p);
+int nvme_segment_at(const struct nvme_map *map, uint64_t pos, uint64_t end, int op,
+                    uint64_t dev_start, uint32_t lba_size, struct nvme_segment *seg_p,
+                    const char **reason_p);
 
 /**
  * Why a file with inode flags @p iflags (FS_IOC_GETFLAGS) and extended flags @p xflags
@@ -148,7 +148,7 @@ int hf_nvme_segment_at(const struct nvme_map *map, uint64_t pos, uint64_t end, i
  * verity, inline data, DAX, and XFS realtime files all keep their bytes somewhere FIEMAP's
  * physical offsets do not describe, or change them behind the filesystem's back.
  */
-const char *hf_nvme_inode_refusal(uint32_t iflags, uint32_t xflags);
+const char *nvme_inode_refusal(uint32_t iflags, uint32_t xflags);
 
 /* ---- mapping cache (nvme_map.c) ---- */
 
@@ -169,10 +169,10 @@ struct nvme_map_cache {
 };
 
 /** Read @p fd's stamp with statx. Returns 0 or -errno. */
-int hf_nvme_file_stamp(int fd, struct nvme_file_stamp *stamp_p);
+int nvme_file_stamp_take(int fd, struct nvme_file_stamp *stamp_p);
 
 /** Whether two stamps describe the same version of a file. */
-bool hf_nvme_file_stamp_equal(const struct nvme_file_stamp *a, const struct nvme_file_stamp *b);
+bool nvme_file_stamp_equal(const struct nvme_file_stamp *a, const struct nvme_file_stamp *b);
 
 /**
  * FIEMAP the whole of @p fd with FIEMAP_FLAG_SYNC, which writes back and waits for the file's
@@ -180,24 +180,24 @@ bool hf_nvme_file_stamp_equal(const struct nvme_file_stamp *a, const struct nvme
  * @p ioctl_fn is the system call table's ioctl. Returns 0 with a map holding one reference, or
  * -errno (-EOPNOTSUPP when the filesystem has no FIEMAP).
  */
-int hf_nvme_map_fetch(int fd, int (*ioctl_fn)(int, unsigned long, void *), uint64_t size,
-                      struct nvme_map **map_p);
+int nvme_map_fetch(int fd, int (*ioctl_fn)(int, unsigned long, void *), uint64_t size,
+                   struct nvme_map **map_p);
 
 /** Drop a reference to @p map (NULL is fine). */
-void hf_nvme_map_put(struct nvme_map *map);
+void nvme_map_put(struct nvme_map *map);
 
 /**
  * Whether @p stamp's file changed so shortly before @p now_ns (CLOCK_REALTIME) that a further
  * change could leave the stamp as it is: file timestamps come from a coarse clock (a jiffy, up to
  * 10 ms). A clock behind the file's times also counts as recent.
  */
-bool hf_nvme_stamp_is_recent(const struct nvme_file_stamp *stamp, int64_t now_ns);
+bool nvme_stamp_is_recent(const struct nvme_file_stamp *stamp, int64_t now_ns);
 
 /** Initialise an empty cache. Returns 0 or -ENOMEM. */
-int hf_nvme_map_cache_init(struct nvme_map_cache *cache);
+int nvme_map_cache_init(struct nvme_map_cache *cache);
 
 /** Free the cache and its mapping. */
-void hf_nvme_map_cache_destroy(struct nvme_map_cache *cache);
+void nvme_map_cache_destroy(struct nvme_map_cache *cache);
 
 /**
  * The mapping of @p fd for a request over [offset, offset + size): first the range's dirty pages
@@ -206,12 +206,12 @@ void hf_nvme_map_cache_destroy(struct nvme_map_cache *cache);
  * timestamp granularity, when a later change could keep the same stamp). @p fresh forces a fetch.
  * Returns 0 with a referenced map and the stamp it belongs to, or -errno.
  */
-int hf_nvme_map_get(struct nvme_map_cache *cache, int fd,
-                    int (*ioctl_fn)(int, unsigned long, void *), uint64_t offset, uint64_t size,
-                    bool fresh, struct nvme_map **map_p, struct nvme_file_stamp *stamp_p);
+int nvme_map_get(struct nvme_map_cache *cache, int fd, int (*ioctl_fn)(int, unsigned long, void *),
+                 uint64_t offset, uint64_t size, bool fresh, struct nvme_map **map_p,
+                 struct nvme_file_stamp *stamp_p);
 
 /** Forget the cached mapping (the file changed under a request). */
-void hf_nvme_map_cache_drop(struct nvme_map_cache *cache);
+void nvme_map_cache_drop(struct nvme_map_cache *cache);
 
 /* ---- submission (nvme_queue.c) ---- */
 
@@ -234,20 +234,20 @@ struct nvme_queue;
  * kept when the kernel takes URING_CMD on it. Returns 0, or -errno: io_uring_queue_init's,
  * -EOPNOTSUPP for a kernel without URING_CMD, or pthread_create's.
  */
-int hf_nvme_queue_create(int mechanism, unsigned depth, int (*ioctl_fn)(int, unsigned long, void *),
-                         struct nvme_queue **queue_p);
+int nvme_queue_create(int mechanism, unsigned depth, int (*ioctl_fn)(int, unsigned long, void *),
+                      struct nvme_queue **queue_p);
 
 /** Free a queue with nothing in flight; a ring is closed on its own thread, which ends. */
-void hf_nvme_queue_destroy(struct nvme_queue *queue);
+void nvme_queue_destroy(struct nvme_queue *queue);
 
 /** False once a ring failed in a way that leaves its state unknown: destroy it, do not reuse it. */
-bool hf_nvme_queue_usable(const struct nvme_queue *queue);
+bool nvme_queue_usable(const struct nvme_queue *queue);
 
 /** The thread that makes and enters the queue's ring (gettid), 0 for the ioctl. */
-pid_t hf_nvme_queue_thread_id(const struct nvme_queue *queue);
+pid_t nvme_queue_thread_id(const struct nvme_queue *queue);
 
 /** Rings made so far in this process, probes included (tests check that none was made). */
-unsigned long hf_nvme_rings_made(void);
+unsigned long nvme_rings_made(void);
 
 /**
  * Queue @p io on the generic device @p fd; with ioctl it runs now, with io_uring it goes out with
@@ -256,13 +256,13 @@ unsigned long hf_nvme_rings_made(void);
  * command's own, or one reaped while making room); *status_p then holds the NVMe status when there
  * was one, else 0.
  */
-int hf_nvme_queue_submit(struct nvme_queue *queue, int fd, const struct nvme_io *io, int *status_p);
+int nvme_queue_submit(struct nvme_queue *queue, int fd, const struct nvme_io *io, int *status_p);
 
 /**
  * Submit and wait for every queued command. Returns 0, or -errno for the first failure, with the
- * NVMe status in *status_p as for hf_nvme_queue_submit.
+ * NVMe status in *status_p as for nvme_queue_submit.
  */
-int hf_nvme_queue_drain(struct nvme_queue *queue, int *status_p);
+int nvme_queue_drain(struct nvme_queue *queue, int *status_p);
 
 #ifdef __cplusplus
 }

@@ -50,7 +50,7 @@ struct nvme_queue {
 
 static atomic_ulong rings_made;
 
-unsigned long hf_nvme_rings_made(void)
+unsigned long nvme_rings_made(void)
 {
     return atomic_load(&rings_made);
 }
@@ -78,7 +78,7 @@ static void note_result(int result, int *first_p, int *status_p)
 {
     if (result == 0 || *first_p != 0)
         return;
-    *first_p = hf_nvme_status_to_errno(result);
+    *first_p = nvme_status_to_errno(result);
     *status_p = result > 0 ? result : 0;
 }
 
@@ -196,8 +196,8 @@ static int ring_start(struct nvme_queue *q)
     return rc;
 }
 
-int hf_nvme_queue_create(int mechanism, unsigned depth, int (*ioctl_fn)(int, unsigned long, void *),
-                         struct nvme_queue **queue_p)
+int nvme_queue_create(int mechanism, unsigned depth, int (*ioctl_fn)(int, unsigned long, void *),
+                      struct nvme_queue **queue_p)
 {
     if ((mechanism != NVME_MECH_URING && mechanism != NVME_MECH_IOCTL) || depth == 0)
         return -EINVAL;
@@ -227,7 +227,7 @@ int hf_nvme_queue_create(int mechanism, unsigned depth, int (*ioctl_fn)(int, uns
     return 0;
 }
 
-void hf_nvme_queue_destroy(struct nvme_queue *queue)
+void nvme_queue_destroy(struct nvme_queue *queue)
 {
     if (queue == NULL)
         return;
@@ -241,12 +241,12 @@ void hf_nvme_queue_destroy(struct nvme_queue *queue)
     queue_free(queue);
 }
 
-bool hf_nvme_queue_usable(const struct nvme_queue *queue)
+bool nvme_queue_usable(const struct nvme_queue *queue)
 {
     return !queue->broken;
 }
 
-pid_t hf_nvme_queue_thread_id(const struct nvme_queue *queue)
+pid_t nvme_queue_thread_id(const struct nvme_queue *queue)
 {
     return queue->mechanism == NVME_MECH_URING ? queue->thread_id : 0;
 }
@@ -277,11 +277,11 @@ static int uring_submit(struct nvme_queue *q, int fd, const struct nvme_passthru
     return first;
 }
 
-int hf_nvme_queue_submit(struct nvme_queue *queue, int fd, const struct nvme_io *io, int *status_p)
+int nvme_queue_submit(struct nvme_queue *queue, int fd, const struct nvme_io *io, int *status_p)
 {
     struct nvme_passthru_cmd64 cmd;
     *status_p = 0;
-    int rc = hf_nvme_cmd_encode(io, &cmd);
+    int rc = nvme_cmd_encode(io, &cmd);
     if (rc < 0)
         return rc;
     if (queue->mechanism == NVME_MECH_URING)
@@ -297,7 +297,7 @@ int hf_nvme_queue_submit(struct nvme_queue *queue, int fd, const struct nvme_io 
     return first;
 }
 
-int hf_nvme_queue_drain(struct nvme_queue *queue, int *status_p)
+int nvme_queue_drain(struct nvme_queue *queue, int *status_p)
 {
     *status_p = 0;
     if (queue->mechanism != NVME_MECH_URING || queue->in_flight == 0)

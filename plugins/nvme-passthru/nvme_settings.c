@@ -33,7 +33,7 @@ static const char *const mechanism_names[] = {
     NULL,
 };
 
-/* Indices of hf_nvme_setting_decls, so that each read names its declaration. */
+/* Indices of nvme_setting_decls, so that each read names its declaration. */
 enum {
     SET_WRITES,
     SET_MECHANISM,
@@ -42,7 +42,7 @@ enum {
     SET_SLOTS,
 };
 
-const struct hf_setting_decl hf_nvme_setting_decls[NVME_SETTING_COUNT] = {
+const struct hf_setting_decl nvme_setting_decls[NVME_SETTING_COUNT] = {
     [SET_WRITES] = {HFP_BOOL_SETTING("writes", false,
                                      "serve writes with NVMe Write commands over written extents")},
     [SET_MECHANISM] = {HFP_STRING_SETTING("mechanism", "auto", mechanism_names,
@@ -57,14 +57,14 @@ const struct hf_setting_decl hf_nvme_setting_decls[NVME_SETTING_COUNT] = {
                                    "staging slots (two buffers each) per GPU")},
 };
 
-const char *hf_nvme_mechanism_name(int mechanism)
+const char *nvme_mechanism_name(int mechanism)
 {
     return mechanism >= 0 && mechanism <= NVME_MECH_IOCTL ? mechanism_names[mechanism] : "?";
 }
 
-void hf_nvme_settings_read(const struct hf_host_api *host, struct nvme_settings *set_p)
+void nvme_settings_read(const struct hf_host_api *host, struct nvme_settings *set_p)
 {
-    const struct hf_setting_decl *decls = hf_nvme_setting_decls;
+    const struct hf_setting_decl *decls = nvme_setting_decls;
     struct nvme_settings set = {
         .writes = hfp_setting_bool(host, &decls[SET_WRITES]),
         .mechanism = hfp_setting_choice(host, &decls[SET_MECHANISM]),

@@ -93,8 +93,8 @@ static bool parse_disk_name(const char *name, unsigned *ctrl_p, unsigned *ns_p)
     return name[used] == '\0';
 }
 
-int hf_nvme_sysfs_resolve(const char *sysfs_root, unsigned major, unsigned minor,
-                          struct nvme_target *target_p, const char **reason_p)
+int nvme_sysfs_resolve(const char *sysfs_root, unsigned major, unsigned minor,
+                       struct nvme_target *target_p, const char **reason_p)
 {
     char link[PATH_MAX], dir[PATH_MAX], parent[PATH_MAX], generic[PATH_MAX];
     struct nvme_target t;

@@ -215,7 +215,7 @@ static const struct hf_backend_ops remote_ops = {
     .score = remote_score,
     .read = remote_transfer_read,
     .write = remote_transfer_write,
-    HFP_OPS_SETTINGS(hf_remote_setting_decls),
+    HFP_OPS_SETTINGS(remote_setting_decls),
 };
 
 HFP_BACKEND_ENTRY(remote_ops, REMOTE_ABI_MINOR)

@@ -17,7 +17,7 @@
 #include "s3_credentials.h"
 #include "s3_url.h"
 
-/** Keys of the remote config group, in the order of hf_remote_setting_decls. */
+/** Keys of the remote config group, in the order of remote_setting_decls. */
 enum remote_setting {
     REMOTE_SET_PIECE_SIZE,
     REMOTE_SET_CONNECTIONS,
@@ -34,7 +34,7 @@ enum remote_setting {
 };
 
 /** The declarations of the remote config group's keys (remote_settings.c). */
-extern const struct hf_setting_decl hf_remote_setting_decls[REMOTE_SETTING_COUNT];
+extern const struct hf_setting_decl remote_setting_decls[REMOTE_SETTING_COUNT];
 
 /** The settings one object uses: the config group's, overridden by its open options. */
 struct remote_settings {

@@ -36,7 +36,7 @@
 #define PART_KIB_DEFAULT (16 * 1024)
 #define MULTIPART_THRESHOLD_KIB_DEFAULT (32 * 1024)
 
-const struct hf_setting_decl hf_remote_setting_decls[REMOTE_SETTING_COUNT] = {
+const struct hf_setting_decl remote_setting_decls[REMOTE_SETTING_COUNT] = {
     [REMOTE_SET_PIECE_SIZE] = {HFP_INT_SETTING("piece_size_kb", PIECE_KIB_DEFAULT, 4, PIECE_KIB_MAX,
                                                "KiB", "bytes per ranged GET of a read"),
                                .multiple = 4},
@@ -112,7 +112,7 @@ static void settings_set(struct remote_settings *s, enum remote_setting key, int
 void remote_settings_read(const struct hf_host_api *host, struct remote_settings *s)
 {
     for (int k = 0; k < REMOTE_SETTING_COUNT; k++) {
-        const struct hf_setting_decl *d = &hf_remote_setting_decls[k];
+        const struct hf_setting_decl *d = &remote_setting_decls[k];
         int64_t v = d->type == HF_DECL_BOOL ? hfp_setting_bool(host, d) : hfp_setting_int(host, d);
         settings_set(s, (enum remote_setting)k, v);
     }
@@ -170,7 +170,7 @@ static int option_apply(const struct hf_host_api *host, const char *pair, size_t
     }
     *eq = '\0';
     for (int k = 0; k < REMOTE_SETTING_COUNT; k++) {
-        const struct hf_setting_decl *d = &hf_remote_setting_decls[k];
+        const struct hf_setting_decl *d = &remote_setting_decls[k];
         if (strcmp(d->key, text) != 0)
             continue;
         int64_t v = 0;

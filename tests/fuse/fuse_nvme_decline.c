@@ -40,9 +40,9 @@ int fuse_nvme_decline(const struct hf_file_info *file, char *line, size_t line_s
     pthread_mutex_init(&np->lock, NULL);
     last_line[0] = '\0';
     struct nvme_file nf;
-    int rc = hf_nvme_file_open(np, file, &nf);
+    int rc = nvme_file_open(np, file, &nf);
     if (rc == 0)
-        hf_nvme_file_close(np, &nf);
+        nvme_file_close(np, &nf);
     snprintf(line, line_size, "%s", last_line);
     pthread_mutex_destroy(&np->lock);
     free(np);

@@ -1,6 +1,6 @@
 /*
  * A backend state around a host that only logs (to standard error, for the test's output) and
- * forwards ioctl, enough for hf_nvme_mechanism_pick.
+ * forwards ioctl, enough for nvme_mechanism_pick.
  */
 #include "mechanism_fixture.h"
 
@@ -51,18 +51,18 @@ int mechanism_fixture_pick(const char *dev_root, int configured, struct mechanis
     np.set.queue_depth = 4;
     if (pthread_mutex_init(&np.lock, NULL) != 0)
         return -ENOMEM;
-    unsigned long rings_before = hf_nvme_rings_made();
-    hf_nvme_mechanism_pick(&np);
+    unsigned long rings_before = nvme_rings_made();
+    nvme_mechanism_pick(&np);
     struct mechanism_outcome out = {
         .mechanism = np.mechanism,
         .probed = np.uring_probed,
         .probe_tid = np.uring_probe_tid,
-        .rings = hf_nvme_rings_made() - rings_before,
+        .rings = nvme_rings_made() - rings_before,
         .idle_queues = np.idle_count,
-        .idle_queue_thread = np.idle_count > 0 ? hf_nvme_queue_thread_id(np.idle_queues[0]) : 0,
+        .idle_queue_thread = np.idle_count > 0 ? nvme_queue_thread_id(np.idle_queues[0]) : 0,
     };
     for (size_t i = 0; i < np.idle_count; i++)
-        hf_nvme_queue_destroy(np.idle_queues[i]);
+        nvme_queue_destroy(np.idle_queues[i]);
     free(np.idle_queues);
     pthread_mutex_destroy(&np.lock);
     *out_p = out;

@@ -14,7 +14,7 @@
 extern "C" {
 #endif
 
-/** What hf_nvme_mechanism_pick did. */
+/** What nvme_mechanism_pick did. */
 struct mechanism_outcome {
     int mechanism;           /**< enum nvme_mechanism chosen */
     bool probed;             /**< a ring was made to probe io_uring */

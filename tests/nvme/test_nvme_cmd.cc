@@ -18,7 +18,7 @@ struct nvme_passthru_cmd64 Encode(const struct nvme_io &io, int expect_rc = 0)
 {
     struct nvme_passthru_cmd64 cmd;
     std::memset(&cmd, 0x5a, sizeof(cmd));
-    EXPECT_EQ(hf_nvme_cmd_encode(&io, &cmd), expect_rc);
+    EXPECT_EQ(nvme_cmd_encode(&io, &cmd), expect_rc);
     return cmd;
 }
 
@@ -122,22 +122,22 @@ TEST(NvmeCmd, UringCommandIsThePrefixOfTheIoctlCommand)
 
 TEST(NvmeCmd, ResultsMapToErrno)
 {
-    EXPECT_EQ(hf_nvme_status_to_errno(0), 0);
-    EXPECT_EQ(hf_nvme_status_to_errno(-EACCES), -EACCES);
-    EXPECT_EQ(hf_nvme_status_to_errno(-EINVAL), -EINVAL);
-    EXPECT_EQ(hf_nvme_status_to_errno(0x4080), -EREMOTEIO);
+    EXPECT_EQ(nvme_status_to_errno(0), 0);
+    EXPECT_EQ(nvme_status_to_errno(-EACCES), -EACCES);
+    EXPECT_EQ(nvme_status_to_errno(-EINVAL), -EINVAL);
+    EXPECT_EQ(nvme_status_to_errno(0x4080), -EREMOTEIO);
 }
 
 TEST(NvmeCmd, StatusTextNamesCodeTypeAndRetryBit)
 {
     char text[128];
-    std::string lba = hf_nvme_status_text(0x4080, text, sizeof(text));
+    std::string lba = nvme_status_text(0x4080, text, sizeof(text));
     EXPECT_NE(lba.find("LBA out of range"), std::string::npos) << lba;
     EXPECT_NE(lba.find("do not retry"), std::string::npos) << lba;
-    std::string sgl = hf_nvme_status_text(0x000f, text, sizeof(text));
+    std::string sgl = nvme_status_text(0x000f, text, sizeof(text));
     EXPECT_NE(sgl.find("SGL length"), std::string::npos) << sgl;
     EXPECT_EQ(sgl.find("do not retry"), std::string::npos) << sgl;
-    std::string media = hf_nvme_status_text(0x0281, text, sizeof(text));
+    std::string media = nvme_status_text(0x0281, text, sizeof(text));
     EXPECT_NE(media.find("SCT 2"), std::string::npos) << media;
     EXPECT_NE(media.find("media"), std::string::npos) << media;
 }

@@ -20,7 +20,7 @@ namespace
 enum nvme_extent_use Classify(uint32_t flags, int op)
 {
     const char *reason = nullptr;
-    enum nvme_extent_use use = hf_nvme_extent_classify(flags, op, &reason);
+    enum nvme_extent_use use = nvme_extent_classify(flags, op, &reason);
     EXPECT_NE(reason, nullptr);
     return use;
 }
@@ -54,7 +54,7 @@ class ExtentMap : public ::testing::Test
     int Segment(uint64_t pos, uint64_t end, int op, uint64_t dev_start = 0, uint32_t lba = 512)
     {
         reason = nullptr;
-        return hf_nvme_segment_at(&map, pos, end, op, dev_start, lba, &seg, &reason);
+        return nvme_segment_at(&map, pos, end, op, dev_start, lba, &seg, &reason);
     }
     std::vector<struct nvme_extent> extents;
     struct nvme_map map = {};
@@ -186,13 +186,13 @@ TEST_F(ExtentMap, ExtentsOffTheLogicalBlockGridAreRefused)
 
 TEST(NvmeInodeFlags, FlagsThatMoveDataAwayFromItsExtentsAreRefused)
 {
-    EXPECT_EQ(hf_nvme_inode_refusal(0, 0), nullptr);
-    EXPECT_EQ(hf_nvme_inode_refusal(FS_NOATIME_FL | FS_EXTENT_FL, 0), nullptr);
-    EXPECT_NE(hf_nvme_inode_refusal(FS_JOURNAL_DATA_FL, 0), nullptr);
-    EXPECT_NE(hf_nvme_inode_refusal(FS_ENCRYPT_FL, 0), nullptr);
-    EXPECT_NE(hf_nvme_inode_refusal(FS_VERITY_FL, 0), nullptr);
-    EXPECT_NE(hf_nvme_inode_refusal(0x10000000u, 0), nullptr); /* ext4 inline data */
-    EXPECT_NE(hf_nvme_inode_refusal(FS_DAX_FL, 0), nullptr);
-    EXPECT_NE(hf_nvme_inode_refusal(0, FS_XFLAG_REALTIME), nullptr);
-    EXPECT_NE(hf_nvme_inode_refusal(0, FS_XFLAG_DAX), nullptr);
+    EXPECT_EQ(nvme_inode_refusal(0, 0), nullptr);
+    EXPECT_EQ(nvme_inode_refusal(FS_NOATIME_FL | FS_EXTENT_FL, 0), nullptr);
+    EXPECT_NE(nvme_inode_refusal(FS_JOURNAL_DATA_FL, 0), nullptr);
+    EXPECT_NE(nvme_inode_refusal(FS_ENCRYPT_FL, 0), nullptr);
+    EXPECT_NE(nvme_inode_refusal(FS_VERITY_FL, 0), nullptr);
+    EXPECT_NE(nvme_inode_refusal(0x10000000u, 0), nullptr); /* ext4 inline data */
+    EXPECT_NE(nvme_inode_refusal(FS_DAX_FL, 0), nullptr);
+    EXPECT_NE(nvme_inode_refusal(0, FS_XFLAG_REALTIME), nullptr);
+    EXPECT_NE(nvme_inode_refusal(0, FS_XFLAG_DAX), nullptr);
 }

@@ -38,17 +38,17 @@ class MapCache : public ::testing::Test
         fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
         free(path);
         ASSERT_GE(fd, 0);
-        ASSERT_EQ(hf_nvme_map_cache_init(&cache), 0);
+        ASSERT_EQ(nvme_map_cache_init(&cache), 0);
         struct nvme_map *probe = nullptr;
-        int rc = hf_nvme_map_fetch(fd, SysIoctl, 0, &probe);
-        hf_nvme_map_put(probe);
+        int rc = nvme_map_fetch(fd, SysIoctl, 0, &probe);
+        nvme_map_put(probe);
         if (rc == -EOPNOTSUPP)
             GTEST_SKIP() << "the scratch directory's filesystem has no FIEMAP";
         ASSERT_EQ(rc, 0);
     }
     void TearDown() override
     {
-        hf_nvme_map_cache_destroy(&cache);
+        nvme_map_cache_destroy(&cache);
         if (fd >= 0)
             close(fd);
     }
@@ -60,7 +60,7 @@ class MapCache : public ::testing::Test
     struct nvme_map *Get(uint64_t off, uint64_t size, bool fresh = false)
     {
         struct nvme_map *map = nullptr;
-        EXPECT_EQ(hf_nvme_map_get(&cache, fd, SysIoctl, off, size, fresh, &map, &stamp), 0);
+        EXPECT_EQ(nvme_map_get(&cache, fd, SysIoctl, off, size, fresh, &map, &stamp), 0);
         return map;
     }
     int fd = -1;
@@ -90,7 +90,7 @@ TEST_F(MapCache, UnsyncedWritesAreOnTheDeviceBeforeTheMapIsRead)
     for (size_t i = 0; i < map->count; i++)
         covered += map->extents[i].length;
     EXPECT_GE(covered, 1u << 20);
-    hf_nvme_map_put(map);
+    nvme_map_put(map);
 }
 
 TEST_F(MapCache, AnUnchangedFileReusesItsMapAndAChangedOneGetsANewOne)
@@ -106,9 +106,9 @@ TEST_F(MapCache, AnUnchangedFileReusesItsMapAndAChangedOneGetsANewOne)
     struct nvme_map *third = Get(0, 4096);
     EXPECT_NE(third, first);
     EXPECT_EQ(third->mapped_end, (1u << 20) + (64u << 10));
-    hf_nvme_map_put(first);
-    hf_nvme_map_put(second);
-    hf_nvme_map_put(third);
+    nvme_map_put(first);
+    nvme_map_put(second);
+    nvme_map_put(third);
 }
 
 /* Timestamps move in coarse steps: a map taken right after a change might outlive a second one. */
@@ -117,11 +117,11 @@ TEST(MapStamp, AFileChangedWithinTheTimestampGranuleCountsAsRecent)
     struct nvme_file_stamp stamp = {};
     stamp.mtime_ns = 1000000000000LL;
     stamp.ctime_ns = stamp.mtime_ns + 5;
-    EXPECT_TRUE(hf_nvme_stamp_is_recent(&stamp, stamp.ctime_ns));
-    EXPECT_TRUE(hf_nvme_stamp_is_recent(&stamp, stamp.ctime_ns + 10 * 1000 * 1000));
-    EXPECT_FALSE(hf_nvme_stamp_is_recent(&stamp, stamp.ctime_ns + 1000 * 1000 * 1000));
+    EXPECT_TRUE(nvme_stamp_is_recent(&stamp, stamp.ctime_ns));
+    EXPECT_TRUE(nvme_stamp_is_recent(&stamp, stamp.ctime_ns + 10 * 1000 * 1000));
+    EXPECT_FALSE(nvme_stamp_is_recent(&stamp, stamp.ctime_ns + 1000 * 1000 * 1000));
     /* A clock behind the file's times (set back, or another machine's) is not trusted. */
-    EXPECT_TRUE(hf_nvme_stamp_is_recent(&stamp, stamp.mtime_ns - 1000 * 1000 * 1000));
+    EXPECT_TRUE(nvme_stamp_is_recent(&stamp, stamp.mtime_ns - 1000 * 1000 * 1000));
 }
 
 TEST_F(MapCache, HolesAndPreallocatedRangesShowAsSuch)
@@ -134,15 +134,15 @@ TEST_F(MapCache, HolesAndPreallocatedRangesShowAsSuch)
     ASSERT_NE(map, nullptr);
     struct nvme_segment seg;
     const char *reason = nullptr;
-    ASSERT_EQ(hf_nvme_segment_at(map, 8192, 1 << 20, HF_IO_READ, 0, 512, &seg, &reason), 0);
+    ASSERT_EQ(nvme_segment_at(map, 8192, 1 << 20, HF_IO_READ, 0, 512, &seg, &reason), 0);
     EXPECT_TRUE(seg.zero);
-    ASSERT_EQ(hf_nvme_segment_at(map, 512 << 10, 1 << 20, HF_IO_READ, 0, 512, &seg, &reason), 0);
+    ASSERT_EQ(nvme_segment_at(map, 512 << 10, 1 << 20, HF_IO_READ, 0, 512, &seg, &reason), 0);
     EXPECT_TRUE(seg.zero);
-    EXPECT_EQ(hf_nvme_segment_at(map, 512 << 10, 1 << 20, HF_IO_WRITE, 0, 512, &seg, &reason),
+    EXPECT_EQ(nvme_segment_at(map, 512 << 10, 1 << 20, HF_IO_WRITE, 0, 512, &seg, &reason),
               -ENODEV);
-    ASSERT_EQ(hf_nvme_segment_at(map, 0, 4096, HF_IO_READ, 0, 512, &seg, &reason), 0);
+    ASSERT_EQ(nvme_segment_at(map, 0, 4096, HF_IO_READ, 0, 512, &seg, &reason), 0);
     EXPECT_FALSE(seg.zero);
-    hf_nvme_map_put(map);
+    nvme_map_put(map);
 }
 
 TEST_F(MapCache, DroppingTheCacheForcesANewMap)
@@ -151,9 +151,9 @@ TEST_F(MapCache, DroppingTheCacheForcesANewMap)
     ASSERT_EQ(fdatasync(fd), 0);
     usleep(120 * 1000);
     struct nvme_map *first = Get(0, 4096);
-    hf_nvme_map_cache_drop(&cache);
+    nvme_map_cache_drop(&cache);
     struct nvme_map *second = Get(0, 4096);
     EXPECT_NE(first, second);
-    hf_nvme_map_put(first);
-    hf_nvme_map_put(second);
+    nvme_map_put(first);
+    nvme_map_put(second);
 }

@@ -51,7 +51,7 @@ class DevDir : public ::testing::Test
 /* A queue of @p depth on a ring, or a skip where the kernel has no io_uring passthrough. */
 #define MAKE_RING_QUEUE(queue, depth)                                                              \
     do {                                                                                           \
-        int rc_ = hf_nvme_queue_create(NVME_MECH_URING, (depth), nullptr, &(queue));               \
+        int rc_ = nvme_queue_create(NVME_MECH_URING, (depth), nullptr, &(queue));               \
         if (rc_ == -EOPNOTSUPP || rc_ == -ENOSYS || rc_ == -EPERM)                                 \
             GTEST_SKIP() << "no io_uring passthrough here: " << strerror(-rc_);                    \
         ASSERT_EQ(rc_, 0) << strerror(-rc_);                                                       \
@@ -168,23 +168,23 @@ TEST_F(DevDir, ProbeRunsOnceOnAThreadOfItsOwn)
 TEST(NvmeQueue, IoctlQueueHasNoThread)
 {
     nvme_queue *queue = nullptr;
-    ASSERT_EQ(hf_nvme_queue_create(NVME_MECH_IOCTL, 4, nullptr, &queue), 0);
-    EXPECT_EQ(hf_nvme_queue_thread_id(queue), 0);
-    hf_nvme_queue_destroy(queue);
+    ASSERT_EQ(nvme_queue_create(NVME_MECH_IOCTL, 4, nullptr, &queue), 0);
+    EXPECT_EQ(nvme_queue_thread_id(queue), 0);
+    nvme_queue_destroy(queue);
 }
 
 TEST(NvmeQueue, RingLivesOnAThreadWithSignalsBlocked)
 {
     nvme_queue *queue = nullptr;
     MAKE_RING_QUEUE(queue, 4);
-    pid_t tid = hf_nvme_queue_thread_id(queue);
+    pid_t tid = nvme_queue_thread_id(queue);
     EXPECT_NE(tid, 0);
     EXPECT_NE(tid, gettid());
     for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGCHLD, SIGPIPE, SIGALRM})
         EXPECT_TRUE(ThreadBlocks(tid, sig)) << strsignal(sig);
     for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL})
         EXPECT_FALSE(ThreadBlocks(tid, sig)) << strsignal(sig) << " must reach the program";
-    hf_nvme_queue_destroy(queue);
+    nvme_queue_destroy(queue);
 }
 
 TEST(NvmeQueue, RingDescriptorIsCloseOnExec)
@@ -205,7 +205,7 @@ TEST(NvmeQueue, RingDescriptorIsCloseOnExec)
         EXPECT_NE(fcntl(fd, F_GETFD) & FD_CLOEXEC, 0) << "fd " << fd << " " << target;
     }
     EXPECT_GE(rings, 1);
-    hf_nvme_queue_destroy(queue);
+    nvme_queue_destroy(queue);
 }
 
 TEST(NvmeQueue, CommandsCompleteAtDrain)
@@ -217,12 +217,12 @@ TEST(NvmeQueue, CommandsCompleteAtDrain)
     Command cmd;
     int status = -1;
     for (int i = 0; i < 3; i++)
-        EXPECT_EQ(hf_nvme_queue_submit(queue, fd, &cmd.io, &status), 0);
-    EXPECT_EQ(hf_nvme_queue_drain(queue, &status), 0);
+        EXPECT_EQ(nvme_queue_submit(queue, fd, &cmd.io, &status), 0);
+    EXPECT_EQ(nvme_queue_drain(queue, &status), 0);
     EXPECT_EQ(status, 0);
-    EXPECT_TRUE(hf_nvme_queue_usable(queue));
+    EXPECT_TRUE(nvme_queue_usable(queue));
     close(fd);
-    hf_nvme_queue_destroy(queue);
+    nvme_queue_destroy(queue);
 }
 
 TEST(NvmeQueue, CommandFailuresComeBackAtDrain)
@@ -233,14 +233,14 @@ TEST(NvmeQueue, CommandFailuresComeBackAtDrain)
     ASSERT_GE(fd, 0);
     Command cmd;
     int status = -1;
-    EXPECT_EQ(hf_nvme_queue_submit(queue, fd, &cmd.io, &status), 0);
-    EXPECT_EQ(hf_nvme_queue_drain(queue, &status), -EOPNOTSUPP);
+    EXPECT_EQ(nvme_queue_submit(queue, fd, &cmd.io, &status), 0);
+    EXPECT_EQ(nvme_queue_drain(queue, &status), -EOPNOTSUPP);
     EXPECT_EQ(status, 0);
     /* A command that fails leaves the ring as it was: the queue is reused. */
-    EXPECT_TRUE(hf_nvme_queue_usable(queue));
-    EXPECT_EQ(hf_nvme_queue_drain(queue, &status), 0);
+    EXPECT_TRUE(nvme_queue_usable(queue));
+    EXPECT_EQ(nvme_queue_drain(queue, &status), 0);
     close(fd);
-    hf_nvme_queue_destroy(queue);
+    nvme_queue_destroy(queue);
 }
 
 TEST(NvmeQueue, FullRingWaitsForRoom)
@@ -252,10 +252,10 @@ TEST(NvmeQueue, FullRingWaitsForRoom)
     Command cmd;
     int status = 0;
     for (int i = 0; i < 9; i++)
-        EXPECT_EQ(hf_nvme_queue_submit(queue, fd, &cmd.io, &status), 0) << "command " << i;
-    EXPECT_EQ(hf_nvme_queue_drain(queue, &status), 0);
+        EXPECT_EQ(nvme_queue_submit(queue, fd, &cmd.io, &status), 0) << "command " << i;
+    EXPECT_EQ(nvme_queue_drain(queue, &status), 0);
     close(fd);
-    hf_nvme_queue_destroy(queue);
+    nvme_queue_destroy(queue);
 }
 
 TEST(NvmeQueue, FailureReapedWhileMakingRoomIsReported)
@@ -268,16 +268,16 @@ TEST(NvmeQueue, FailureReapedWhileMakingRoomIsReported)
     int status = 0;
     int first = 0;
     for (int i = 0; i < 7; i++) {
-        int rc = hf_nvme_queue_submit(queue, fd, &cmd.io, &status);
+        int rc = nvme_queue_submit(queue, fd, &cmd.io, &status);
         if (first == 0)
             first = rc;
     }
     EXPECT_EQ(first, -EOPNOTSUPP);
-    hf_nvme_queue_drain(queue, &status);
-    EXPECT_EQ(hf_nvme_queue_drain(queue, &status), 0) << "nothing is left in flight";
-    EXPECT_TRUE(hf_nvme_queue_usable(queue));
+    nvme_queue_drain(queue, &status);
+    EXPECT_EQ(nvme_queue_drain(queue, &status), 0) << "nothing is left in flight";
+    EXPECT_TRUE(nvme_queue_usable(queue));
     close(fd);
-    hf_nvme_queue_destroy(queue);
+    nvme_queue_destroy(queue);
 }
 
 /*
@@ -295,10 +295,10 @@ TEST(NvmeQueue, CallerReadsStayWholeWhileRingsComeAndGo)
         MAKE_RING_QUEUE(queue, 4);
         Command cmd;
         int status = 0;
-        hf_nvme_queue_submit(queue, fd, &cmd.io, &status);
-        hf_nvme_queue_drain(queue, &status);
+        nvme_queue_submit(queue, fd, &cmd.io, &status);
+        nvme_queue_drain(queue, &status);
         short_reads += ShortUrandomReads(10);
-        hf_nvme_queue_destroy(queue);
+        nvme_queue_destroy(queue);
         short_reads += ShortUrandomReads(20);
     }
     close(fd);

@@ -80,7 +80,7 @@ class SysfsTree : public ::testing::Test
     int Resolve(unsigned major, unsigned minor)
     {
         reason = nullptr;
-        return hf_nvme_sysfs_resolve(root.c_str(), major, minor, &target, &reason);
+        return nvme_sysfs_resolve(root.c_str(), major, minor, &target, &reason);
     }
     std::string Reason() const
     {
