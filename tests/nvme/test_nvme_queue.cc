@@ -51,7 +51,7 @@ class DevDir : public ::testing::Test
 /* A queue of @p depth on a ring, or a skip where the kernel has no io_uring passthrough. */
 #define MAKE_RING_QUEUE(queue, depth)                                                              \
     do {                                                                                           \
-        int rc_ = nvme_queue_create(NVME_MECH_URING, (depth), nullptr, &(queue));               \
+        int rc_ = nvme_queue_create(NVME_MECH_URING, (depth), nullptr, &(queue));                  \
         if (rc_ == -EOPNOTSUPP || rc_ == -ENOSYS || rc_ == -EPERM)                                 \
             GTEST_SKIP() << "no io_uring passthrough here: " << strerror(-rc_);                    \
         ASSERT_EQ(rc_, 0) << strerror(-rc_);                                                       \

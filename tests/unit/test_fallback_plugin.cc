@@ -95,8 +95,8 @@ TEST_F(FallbackPlugin, OnlyTheEntrySymbolIsExported)
     EXPECT_NE(dlsym(handle, HF_BACKEND_ENTRY_SYMBOL), nullptr);
     for (const char *name :
          {"fallback_transfer", "fallback_ops", "hfp_staging_pool_create", "hfp_staging_pool_take",
-          "fallback_serve", "fallback_piece_run", "fallback_staged_run",
-          "fallback_posix_read", "fallback_fs_read", "fallback_settings_read"})
+          "fallback_serve", "fallback_piece_run", "fallback_staged_run", "fallback_posix_read",
+          "fallback_fs_read", "fallback_settings_read"})
         EXPECT_EQ(dlsym(handle, name), nullptr) << name << " is exported";
 }
 

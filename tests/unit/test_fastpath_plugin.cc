@@ -321,8 +321,8 @@ TEST_F(FastpathPlugin, OpsTableDescribesADirectBackendForDeviceMemory)
     EXPECT_STREQ(ops_->name, "fastpath");
     EXPECT_EQ(ops_->abi_minor, HF_BACKEND_ABI_MINOR);
     EXPECT_EQ(ops_->caps, HF_CAP_READ | HF_CAP_WRITE | HF_CAP_DIRECT);
-    for (const char *name : {"fastpath_ops", "fastpath_ais_transfer",
-                             "fastpath_coherent_transfer", "fastpath_settings_read"})
+    for (const char *name : {"fastpath_ops", "fastpath_ais_transfer", "fastpath_coherent_transfer",
+                             "fastpath_settings_read"})
         EXPECT_EQ(dlsym(handle_, name), nullptr) << name << " is exported";
 }
 
