@@ -61,6 +61,11 @@ static void default_submit_many(void *backend, const struct hf_io_request *const
 void hf_call_complete(struct hf_backend *b, const struct hf_backend_ops *ops, uint32_t minor)
 {
     /* Only the members the negotiated minor defines are read: an older table may end before. */
+    bool has_transfer = OPS_HAS(ops, minor, 7, transfer);
+    /*
+     * A backend's transfer serves both directions and wins over its read and write; the copy's
+     * read and write both point at it, so the per-request call below stays one indirect call.
+     */
     b->complete = (struct hf_backend_ops){
         .magic = ops->magic,
         .abi_major = ops->abi_major,
@@ -76,13 +81,18 @@ void hf_call_complete(struct hf_backend *b, const struct hf_backend_ops *ops, ui
         .buf_register = ops->buf_register != NULL ? ops->buf_register : default_buf_register,
         .buf_deregister = ops->buf_deregister != NULL ? ops->buf_deregister : default_deregister,
         .score = ops->score,
-        .read = ops->read != NULL ? ops->read : default_transfer,
-        .write = ops->write != NULL ? ops->write : default_transfer,
+        .read = has_transfer        ? ops->transfer
+                : ops->read != NULL ? ops->read
+                                    : default_transfer,
+        .write = has_transfer         ? ops->transfer
+                 : ops->write != NULL ? ops->write
+                                      : default_transfer,
         .submit_many = OPS_HAS(ops, minor, 3, submit_many) ? ops->submit_many : default_submit_many,
         .stream_prepare =
             OPS_HAS(ops, minor, 4, stream_prepare) ? ops->stream_prepare : default_stream_prepare,
         .settings = minor >= 5 ? ops->settings : NULL,
         .setting_count = minor >= 5 && ops->settings != NULL ? ops->setting_count : 0,
+        .transfer = has_transfer ? ops->transfer : NULL,
     };
     /* Nothing to prepare: every GPU the bookkeeping tracks counts as done. */
     if (!OPS_HAS(ops, minor, 4, stream_prepare))

@@ -49,6 +49,9 @@ static const size_t ops_size_for_minor[] = {
     /* Minor 6 added file kinds and hf_file_info members (user-space FS, remote): no ops. */
     [6] = offsetof(struct hf_backend_ops, setting_count) +
           sizeof(((struct hf_backend_ops *)0)->setting_count),
+    /* Minor 7 added the optional transfer, one op for both directions. */
+    [7] =
+        offsetof(struct hf_backend_ops, transfer) + sizeof(((struct hf_backend_ops *)0)->transfer),
 };
 _Static_assert(sizeof(ops_size_for_minor) / sizeof(ops_size_for_minor[0]) ==
                    HF_BACKEND_ABI_MINOR + 1,
@@ -100,6 +103,8 @@ static int ops_check(const struct hf_backend_ops *ops, uint32_t minor, const cha
                    ops->caps);
         return -EINVAL;
     }
+    /* transfer is read only where the negotiated minor defines it: an older table ends before. */
+    bool has_transfer = minor >= 7 && ops->transfer != NULL;
     const char *missing = NULL;
     if (ops->init == NULL)
         missing = "init";
@@ -109,10 +114,12 @@ static int ops_check(const struct hf_backend_ops *ops, uint32_t minor, const cha
         missing = "probe";
     else if (ops->score == NULL)
         missing = "score";
-    else if ((ops->caps & HF_CAP_READ) && ops->read == NULL)
-        missing = "read (caps include HF_CAP_READ)";
-    else if ((ops->caps & HF_CAP_WRITE) && ops->write == NULL)
-        missing = "write (caps include HF_CAP_WRITE)";
+    else if ((ops->caps & HF_CAP_READ) && ops->read == NULL && !has_transfer)
+        missing = minor >= 7 ? "read or transfer (caps include HF_CAP_READ)"
+                             : "read (caps include HF_CAP_READ)";
+    else if ((ops->caps & HF_CAP_WRITE) && ops->write == NULL && !has_transfer)
+        missing = minor >= 7 ? "write or transfer (caps include HF_CAP_WRITE)"
+                             : "write (caps include HF_CAP_WRITE)";
     if (missing != NULL) {
         hf_why_set(why, why_size, "mandatory member %s is NULL", missing);
         return -EINVAL;

@@ -36,7 +36,7 @@ extern "C" {
 /** ABI major implemented by this header; also the suffix of the entry symbol. */
 #define HF_BACKEND_ABI_MAJOR 1u
 /** ABI minor implemented by this header. */
-#define HF_BACKEND_ABI_MINOR 6u
+#define HF_BACKEND_ABI_MINOR 7u
 /** Name of the one symbol a plugin exports. */
 #define HF_BACKEND_ENTRY_SYMBOL "hf_backend_entry_v1"
 
@@ -95,10 +95,17 @@ enum hf_mem_type {
 enum hf_backend_caps {
     HF_CAP_READ = 1u << 0,  /**< serves reads */
     HF_CAP_WRITE = 1u << 1, /**< serves writes */
-    /** Ignored since ABI minor 5: the manifest's <memory> list says which memory is taken. */
-    HF_CAP_DEVICE_MEM = 1u << 2,
-    /** Ignored since ABI minor 5: the manifest's <memory> list says which memory is taken. */
-    HF_CAP_HOST_MEM = 1u << 3,
+    /**
+     * Reserved: nothing reads this bit (it was HF_CAP_DEVICE_MEM, ignored since ABI minor 5, when
+     * the manifest's <memory> list took over saying which memory a backend takes).
+     */
+    HF_CAP_RESERVED_2 = 1u << 2,
+    /** Reserved: nothing reads this bit (it was HF_CAP_HOST_MEM, ignored since ABI minor 5). */
+    HF_CAP_RESERVED_3 = 1u << 3,
+    /** The first name of HF_CAP_RESERVED_2, kept so that backends that set it still build. */
+    HF_CAP_DEVICE_MEM = HF_CAP_RESERVED_2,
+    /** The first name of HF_CAP_RESERVED_3, kept so that backends that set it still build. */
+    HF_CAP_HOST_MEM = HF_CAP_RESERVED_3,
     HF_CAP_DIRECT = 1u << 4, /**< a direct path: no host bounce buffer */
     /** The compatibility (POSIX) path, which properties.compat_mode allows, forces or forbids. */
     HF_CAP_COMPAT = 1u << 5,
@@ -379,9 +386,12 @@ struct hf_backend_ops {
      * Mandatory.
      */
     int (*score)(void *backend, const struct hf_io_request *req, const char **reason_p);
-    /** Read: bytes moved (short only at end of file) or -errno. Mandatory with HF_CAP_READ. */
+    /**
+     * Read: bytes moved (short only at end of file) or -errno. Mandatory with HF_CAP_READ unless
+     * transfer is set (since ABI minor 7).
+     */
     ssize_t (*read)(void *backend, const struct hf_io_request *req);
-    /** Write: bytes moved or -errno. Mandatory with HF_CAP_WRITE. */
+    /** Write: bytes moved or -errno. Mandatory with HF_CAP_WRITE unless transfer is set. */
     ssize_t (*write)(void *backend, const struct hf_io_request *req);
     /**
      * Optional, since ABI minor 3: serve @p n independent requests at once (entries of one batch),
@@ -412,6 +422,13 @@ struct hf_backend_ops {
     const struct hf_setting_decl *settings;
     /** Since ABI minor 5: entries in settings. */
     unsigned setting_count;
+    /**
+     * Optional, since ABI minor 7: serve @p req in the direction req->op names, returning what
+     * read or write would. A backend whose reads and writes go through one function sets this
+     * and may leave read and write NULL; when it is set, the core calls it for both directions
+     * and never calls read or write.
+     */
+    ssize_t (*transfer)(void *backend, const struct hf_io_request *req);
 };
 
 /**

@@ -18,11 +18,11 @@
 #include "hipfile/backend.h"
 
 /**
- * The plugin ABI minor the fallback needs: minor 6's user-space filesystem files (hf_file_info's
- * fs_handle, fs_read and fs_write), and with them everything earlier minors added (declared
+ * The plugin ABI minor the fallback needs: minor 7's transfer op (one function for both
+ * directions), and with it everything earlier minors added (user-space filesystem files, declared
  * settings, core limits, the executor, preadv2). Its manifest says the same.
  */
-#define FALLBACK_ABI_MINOR 6
+#define FALLBACK_ABI_MINOR 7
 
 /** When reads may go through the file's O_DIRECT descriptor (setting fallback.direct_io). */
 enum fallback_direct_io {

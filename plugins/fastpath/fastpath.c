@@ -261,8 +261,7 @@ static const struct hf_backend_ops fastpath_ops = {
     .file_register = fastpath_file_register,
     .file_deregister = fastpath_file_deregister,
     .score = fastpath_score,
-    .read = fastpath_transfer,
-    .write = fastpath_transfer,
+    .transfer = fastpath_transfer,
     HFP_OPS_SETTINGS(fastpath_setting_decls),
 };
 

@@ -37,10 +37,11 @@ enum fastpath_engine {
 };
 
 /**
- * The plugin ABI minor fastpath needs: minor 5's declared settings, and with them the executor,
- * preadv2 and the device attributes and hipGetProcAddress of minor 2. Its manifest says the same.
+ * The plugin ABI minor fastpath needs: minor 7's transfer op, and with it minor 5's declared
+ * settings, the executor, preadv2 and the device attributes and hipGetProcAddress of minor 2. Its
+ * manifest says the same.
  */
-#define FASTPATH_ABI_MINOR 5
+#define FASTPATH_ABI_MINOR 7
 
 /** Keys fastpath declares for its config group (fastpath_settings.c). */
 #define FASTPATH_SETTING_COUNT 7

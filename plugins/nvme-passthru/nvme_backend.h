@@ -11,10 +11,10 @@
 #include "nvme_passthru_internal.h"
 
 /**
- * The plugin ABI minor nvme-passthru needs: minor 5's declared settings, and with them everything
- * earlier minors added (stream_prepare among them). Its manifest says the same.
+ * The plugin ABI minor nvme-passthru needs: minor 7's transfer op, and with it everything earlier
+ * minors added (declared settings, stream_prepare among them). Its manifest says the same.
  */
-#define NVME_ABI_MINOR 5
+#define NVME_ABI_MINOR 7
 
 /** Keys nvme-passthru declares for its config group (nvme_settings.c). */
 #define NVME_SETTING_COUNT 5

@@ -205,8 +205,7 @@ static const struct hf_backend_ops nvme_ops = {
     .file_register = nvme_file_register,
     .file_deregister = nvme_file_deregister,
     .score = nvme_score,
-    .read = nvme_transfer,
-    .write = nvme_transfer,
+    .transfer = nvme_transfer,
     .stream_prepare = nvme_stream_prepare,
     HFP_OPS_SETTINGS(nvme_setting_decls),
 };

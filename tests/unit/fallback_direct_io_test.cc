@@ -310,7 +310,7 @@ TEST_F(FallbackDirectIo, ChunksThatAreNotAMultipleOfTheDirectGranuleReadBuffered
     hf_io_request req = Request(HF_IO_READ, f, &file, &buf, 0, size, 0, nullptr);
     file.dio_offset_align = 8192; // 12 KiB chunks would cut 8 KiB granules
     file.dio_mem_align = 8192;
-    ASSERT_EQ(ops_->read(backend_, &req), static_cast<ssize_t>(size));
+    ASSERT_EQ(ops_->transfer(backend_, &req), static_cast<ssize_t>(size));
     EXPECT_EQ(hf_test_pattern_check(b.data(), size, 0, 74), -1);
     EXPECT_EQ(fake_->preads_direct, 0);
 }

@@ -901,7 +901,7 @@ ssize_t FallbackPlugin::Io(int op, const File &f, Buffer &b, int64_t buf_offset,
     hf_file_info file;
     hf_buf_info buf = b.Info();
     hf_io_request req = Request(op, f, &file, &buf, buf_offset, size, file_offset, gpu_error_p);
-    return op == HF_IO_READ ? ops_->read(backend_, &req) : ops_->write(backend_, &req);
+    return ops_->transfer(backend_, &req);
 }
 
 int FallbackPlugin::Score(const File &f, hf_buf_info buf, const char **reason_p)

@@ -379,7 +379,7 @@ PIN_VALUE(HIPFILE_STREAM_FLAGS_MASK, 0xf);
 
 PIN_VALUE(HF_BACKEND_MAGIC, 0x48464245u);
 PIN_VALUE(HF_BACKEND_ABI_MAJOR, 1u);
-static_assert(HF_BACKEND_ABI_MINOR == 6u,
+static_assert(HF_BACKEND_ABI_MINOR == 7u,
               "the plugin ABI minor changed: update the size pins below for the new minor");
 PIN_VALUE(HF_EGPU, 4096);
 
@@ -400,8 +400,10 @@ PIN_VALUE(HF_MEM_MANAGED, 3);
 PIN_VALUE(HF_MEM_ARRAY, 4);
 PIN_VALUE(HF_CAP_READ, 1u << 0);
 PIN_VALUE(HF_CAP_WRITE, 1u << 1);
-PIN_VALUE(HF_CAP_DEVICE_MEM, 1u << 2);
-PIN_VALUE(HF_CAP_HOST_MEM, 1u << 3);
+PIN_VALUE(HF_CAP_RESERVED_2, 1u << 2);
+PIN_VALUE(HF_CAP_RESERVED_3, 1u << 3);
+PIN_VALUE(HF_CAP_DEVICE_MEM, HF_CAP_RESERVED_2); // the bits' first names still build
+PIN_VALUE(HF_CAP_HOST_MEM, HF_CAP_RESERVED_3);
 PIN_VALUE(HF_CAP_DIRECT, 1u << 4);
 PIN_VALUE(HF_CAP_COMPAT, 1u << 5);
 
@@ -506,7 +508,7 @@ PIN_OFFSET(struct hf_host_api, parallel_run, 64);   // minor 1
 PIN_OFFSET(struct hf_host_api, parallel_width, 72); // minor 1
 PIN_OFFSET(struct hf_host_api, core_limits, 80);    // minor 5
 
-PIN_SIZE(struct hf_backend_ops, 144);
+PIN_SIZE(struct hf_backend_ops, 152);
 PIN_OFFSET(struct hf_backend_ops, magic, 0);
 PIN_OFFSET(struct hf_backend_ops, abi_major, 4);
 PIN_OFFSET(struct hf_backend_ops, abi_minor, 8);
@@ -527,6 +529,7 @@ PIN_OFFSET(struct hf_backend_ops, submit_many, 112);
 PIN_OFFSET(struct hf_backend_ops, stream_prepare, 120);
 PIN_OFFSET(struct hf_backend_ops, settings, 128);      // minor 5
 PIN_OFFSET(struct hf_backend_ops, setting_count, 136); // minor 5
+PIN_OFFSET(struct hf_backend_ops, transfer, 144);      // minor 7
 
 PIN_SIZE(struct hf_core_limits, 48);
 PIN_OFFSET(struct hf_core_limits, struct_size, 0);

@@ -46,8 +46,10 @@ TEST_F(FallbackPlugin, OpsTableDescribesTheFallback)
     EXPECT_NE(ops_->fini, nullptr);
     EXPECT_NE(ops_->probe, nullptr);
     EXPECT_NE(ops_->score, nullptr);
-    EXPECT_NE(ops_->read, nullptr);
-    EXPECT_NE(ops_->write, nullptr);
+    // One function serves both directions (ABI minor 7): read and write are left to it.
+    EXPECT_NE(ops_->transfer, nullptr);
+    EXPECT_EQ(ops_->read, nullptr);
+    EXPECT_EQ(ops_->write, nullptr);
 }
 
 TEST_F(FallbackPlugin, EntryLowersANewerCoreMinorToItsOwn)
@@ -772,9 +774,9 @@ TEST_F(FallbackPlugin, ArrayMemoryIsRejected)
     hf_buf_info buf = b.Info();
     buf.mem_type = HF_MEM_ARRAY;
     hf_io_request req = Request(HF_IO_READ, f, &file, &buf, 0, 4096, 0, nullptr);
-    EXPECT_EQ(ops_->read(backend_, &req), -EINVAL);
+    EXPECT_EQ(ops_->transfer(backend_, &req), -EINVAL);
     req.op = HF_IO_WRITE;
-    EXPECT_EQ(ops_->write(backend_, &req), -EINVAL);
+    EXPECT_EQ(ops_->transfer(backend_, &req), -EINVAL);
     EXPECT_EQ(fake_->pread_faults.calls + fake_->pwrite_faults.calls, 0);
 }
 

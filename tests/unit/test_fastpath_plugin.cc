@@ -297,7 +297,7 @@ class FastpathPlugin : public ::testing::Test
     {
         if (Score(req) < 0)
             return -ENOTSUP;
-        return req.op == HF_IO_READ ? ops_->read(backend_, &req) : ops_->write(backend_, &req);
+        return ops_->transfer(backend_, &req);
     }
 
     std::unique_ptr<FakeState> fake_;
@@ -355,7 +355,7 @@ TEST_F(FastpathPlugin, UncachedAlignedReadIntoCoherentDeviceMemoryGoesODirectWit
     std::string reason;
     EXPECT_EQ(Score(req, &reason), 50);
     EXPECT_NE(reason.find("coherent memory"), std::string::npos) << reason;
-    ASSERT_EQ(ops_->read(backend_, &req), 512 * 1024);
+    ASSERT_EQ(ops_->transfer(backend_, &req), 512 * 1024);
     EXPECT_EQ(hf_test_pattern_check(b.data() + 4096, 512 * 1024, 8192, kSeed), -1);
     EXPECT_TRUE(b.UntouchedOutside(4096, 4096 + 512 * 1024));
     EXPECT_EQ(fake_->bytes_direct, 512u * 1024) << "every byte came through O_DIRECT";
@@ -703,7 +703,7 @@ TEST_P(FastpathAgainstFallback, AlignedRandomReadsMatchTheFallbackByteForByte)
         hf_io_request req = Request(HF_IO_READ, &file, &our_buf, 0, size, file_offset);
         ssize_t got = Serve(req);
         req.buf = &their_buf;
-        ssize_t want = fallback_ops_->read(fallback_, &req);
+        ssize_t want = fallback_ops_->transfer(fallback_, &req);
         ASSERT_GE(want, 0);
         ASSERT_EQ(got, want);
         ASSERT_EQ(memcmp(ours.data(), theirs.data(), size), 0) << "every byte, written or not";
@@ -745,7 +745,7 @@ TEST_F(FastpathPlugin, APcieGpuIsDeclinedNamingEveryEngine)
     EXPECT_NE(reason.find("fastpath.gds = false"), std::string::npos) << reason;
     EXPECT_NE(reason.find("CPU cannot address"), std::string::npos) << reason;
     // Serving anyway (a core that ignored the score) hands the request on, moving nothing.
-    EXPECT_EQ(ops_->read(backend_, &req), -ENODEV);
+    EXPECT_EQ(ops_->transfer(backend_, &req), -ENODEV);
     EXPECT_EQ(fake_->syscalls_on_device_memory, 0);
 }
 
@@ -877,7 +877,7 @@ TEST_F(FastpathAis, ResolvedThroughHipGetProcAddressAndServesDeviceMemory)
     std::string reason;
     EXPECT_EQ(Score(req, &reason), 100);
     EXPECT_NE(reason.find("AIS"), std::string::npos) << reason;
-    ASSERT_EQ(ops_->read(backend_, &req), 65536);
+    ASSERT_EQ(ops_->transfer(backend_, &req), 65536);
     EXPECT_EQ(hf_test_pattern_check(b.data() + 4096, 65536, 8192, kSeed), -1);
     ASSERT_EQ(g_ais->calls, 1);
     EXPECT_EQ(g_ais->call[0].fd, f.direct_fd) << "AIS needs the O_DIRECT descriptor";
@@ -888,7 +888,7 @@ TEST_F(FastpathAis, ResolvedThroughHipGetProcAddressAndServesDeviceMemory)
 
     hf_test_pattern_fill(b.data(), 8192, 0, 55);
     req = Request(HF_IO_WRITE, &file, &buf, 0, 8192, 0);
-    ASSERT_EQ(ops_->write(backend_, &req), 8192);
+    ASSERT_EQ(ops_->transfer(backend_, &req), 8192);
     EXPECT_EQ(g_ais->call[1].write, 1);
     std::vector<uint8_t> back = ReadWholeFile(f.fd);
     EXPECT_EQ(hf_test_pattern_check(back.data(), 8192, 0, 55), -1);

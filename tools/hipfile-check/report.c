@@ -17,8 +17,8 @@ static const struct {
 } cap_names[] = {
     {HF_CAP_READ, "read"},
     {HF_CAP_WRITE, "write"},
-    {HF_CAP_DEVICE_MEM, "device-memory"},
-    {HF_CAP_HOST_MEM, "host-memory"},
+    {HF_CAP_RESERVED_2, "reserved-2"},
+    {HF_CAP_RESERVED_3, "reserved-3"},
     {HF_CAP_DIRECT, "direct"},
     {HF_CAP_COMPAT, "compat"},
 };
