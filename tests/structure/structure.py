@@ -66,8 +66,11 @@ def line_of(text, pos):
 class Tree:
     """The sources under one directory: their nodes and the arrows between them."""
 
-    def __init__(self, root, files):
+    def __init__(self, root, files, search=()):
         self.root = root
+        # Directories an include may be written from, besides the tree's own (the core's files
+        # include "wing/x.h" from the core's root).
+        self.search = [os.path.normpath(d) for d in search]
         self.files = sorted(files)
         self.text = {n: uncomment(read(os.path.join(root, n))) for n in self.files}
         self.code = {n: strip(read(os.path.join(root, n))) for n in self.files}
@@ -80,9 +83,13 @@ class Tree:
                         self.defined_in.setdefault(fn, n)
 
     def resolve(self, inc, including):
-        """The file an #include "..." names: beside the includer, or from the tree's root."""
-        for candidate in (os.path.normpath(os.path.join(os.path.dirname(including), inc)),
-                          os.path.normpath(inc)):
+        """The file an #include "..." names: beside the includer, from the tree's root, or from
+        one of the search directories."""
+        candidates = [os.path.normpath(os.path.join(os.path.dirname(including), inc)),
+                      os.path.normpath(inc)]
+        for d in self.search:
+            candidates.append(os.path.relpath(os.path.normpath(os.path.join(d, inc)), self.root))
+        for candidate in candidates:
             if candidate in self.node:
                 return candidate
         return None
@@ -235,7 +242,11 @@ def no_loops(roots, known):
     failed = 0
     for root in roots:
         for folder, files in folders(root):
-            tree = Tree(folder, files)
+            ancestors, d = [], folder
+            while os.path.normpath(d) != os.path.normpath(root):
+                d = os.path.dirname(d)
+                ancestors.append(d)
+            tree = Tree(folder, files, ancestors)
             edges = tree.graph()
             members = tree.members()
             for part in components(edges):
