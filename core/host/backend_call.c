@@ -64,7 +64,8 @@ void hf_call_complete(struct hf_backend *b, const struct hf_backend_ops *ops, ui
     bool has_transfer = OPS_HAS(ops, minor, 7, transfer);
     /*
      * A backend's transfer serves both directions and wins over its read and write; the copy's
-     * read and write both point at it, so the per-request call below stays one indirect call.
+     * read and write both point at it, so a request still costs one indirect call
+     * (hf_call_transfer).
      */
     b->complete = (struct hf_backend_ops){
         .magic = ops->magic,
