@@ -273,10 +273,11 @@ void remote_http_describe(const struct remote_answer *ans, char *text, size_t te
     struct s3_failure f;
     s3_failure_read(ans->status, ans->error_body, ans->error_body_len,
                     ans->request_id[0] != '\0' ? ans->request_id : NULL, &f);
-    if (f.code[0] != '\0')
-        snprintf(text, text_size, "HTTP %ld %s (%s)", ans->status, f.code, f.message);
-    else
-        snprintf(text, text_size, "HTTP %ld", ans->status);
+    int len = f.code[0] != '\0' ? snprintf(text, text_size, "HTTP %ld %s", ans->status, f.code)
+                                : snprintf(text, text_size, "HTTP %ld", ans->status);
+    /* S3's message goes last and alone is cut to fit: the status and the code always show. */
+    if (f.code[0] != '\0' && f.message[0] != '\0' && len > 0 && (size_t)len < text_size)
+        snprintf(text + len, text_size - (size_t)len, " (%s)", f.message);
 }
 
 unsigned remote_backoff_ms(const struct remote_settings *s, unsigned attempt)
