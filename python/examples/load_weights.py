@@ -11,16 +11,22 @@ import hipfile.safetensors
 
 path = sys.argv[1]
 device = sys.argv[2] if len(sys.argv) > 2 else "cuda:0"
-start = time.perf_counter()
 try:
-    import torch  # noqa: F401
+    import torch
 except ImportError:
+    torch = None
+start = time.perf_counter()
+if torch is None:
     tensors = hipfile.safetensors.load(path, device=device)
 else:
     tensors = hipfile.safetensors.load_file(path, device=device)
 elapsed = time.perf_counter() - start
 
-total = sum(tensor.nbytes for tensor in tensors.values())
+if torch is None:
+    total = sum(array.nbytes for array in tensors.values())
+else:
+    # element_size() * numel(): Tensor.nbytes is missing from older PyTorch (Debian 12 has 1.13).
+    total = sum(tensor.element_size() * tensor.numel() for tensor in tensors.values())
 print("loaded %d tensors, %d bytes, in %.3f s" % (len(tensors), total, elapsed))
 for name in sorted(tensors)[:3]:
     print("  %s: %s %s" % (name, tensors[name].dtype, tuple(tensors[name].shape)))
