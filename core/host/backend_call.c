@@ -61,7 +61,7 @@ static void default_submit_many(void *backend, const struct hf_io_request *const
 void hf_call_complete(struct hf_backend *b, const struct hf_backend_ops *ops, uint32_t minor)
 {
     /* Only the members the negotiated minor defines are read: an older table may end before. */
-    bool has_transfer = OPS_HAS(ops, minor, 7, transfer);
+    bool has_transfer = hf_call_has_transfer(ops, minor);
     /*
      * A backend's transfer serves both directions and wins over its read and write; the copy's
      * read and write both point at it, so a request still costs one indirect call

@@ -47,6 +47,16 @@ static inline int hf_call_score(const struct hf_backend *b, const struct hf_io_r
     return b->complete.score(b->state, req, reason_p);
 }
 
+/**
+ * Whether @p ops, at the negotiated ABI minor @p minor, has a transfer op (minor 7), which then
+ * serves both directions in place of read and write. The one test of it, for the loader's check
+ * and for hf_call_complete.
+ */
+static inline bool hf_call_has_transfer(const struct hf_backend_ops *ops, uint32_t minor)
+{
+    return minor >= 7 && ops->transfer != NULL;
+}
+
 /** read or write, as req->op says: bytes moved or -errno. */
 static inline ssize_t hf_call_transfer(const struct hf_backend *b, const struct hf_io_request *req)
 {

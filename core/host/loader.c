@@ -104,7 +104,7 @@ static int ops_check(const struct hf_backend_ops *ops, uint32_t minor, const cha
         return -EINVAL;
     }
     /* transfer is read only where the negotiated minor defines it: an older table ends before. */
-    bool has_transfer = minor >= 7 && ops->transfer != NULL;
+    bool has_transfer = hf_call_has_transfer(ops, minor);
     const char *missing = NULL;
     if (ops->init == NULL)
         missing = "init";

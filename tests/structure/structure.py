@@ -24,7 +24,8 @@ import sys
 
 # Every function member of struct hf_backend_ops (include/hipfile/backend.h).
 BACKEND_OPS = ("init", "fini", "probe", "file_register", "file_deregister", "buf_register",
-               "buf_deregister", "score", "read", "write", "submit_many", "stream_prepare")
+               "buf_deregister", "score", "read", "write", "submit_many", "stream_prepare",
+               "transfer")
 DOOR_FILES = ("backend_call.c", "backend_call.h")
 SOURCE_ENDINGS = (".c", ".h", ".cc")
 
