@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "common/plugin_kit.h"
+#include "hipfile/plugin_kit.h"
 
 int64_t hfp_setting_int(const struct hf_host_api *host, const struct hf_setting_decl *decl)
 {

@@ -7,7 +7,7 @@
 #include "common/staging_pool.h"
 
 #include "common/device_switch.h"
-#include "common/plugin_kit.h"
+#include "hipfile/plugin_kit.h"
 
 #include <errno.h>
 #include <linux/mempolicy.h>

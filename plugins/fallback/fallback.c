@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "common/plugin_kit.h"
+#include "hipfile/plugin_kit.h"
 #include "common/request_check.h"
 #include "fallback_internal.h"
 

@@ -16,7 +16,7 @@
 #include <limits.h>
 #include <string.h>
 
-#include "common/plugin_kit.h"
+#include "hipfile/plugin_kit.h"
 #include "common/plugin_settings.h"
 #include "fallback_internal.h"
 

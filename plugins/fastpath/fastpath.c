@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "common/align.h"
-#include "common/plugin_kit.h"
+#include "hipfile/plugin_kit.h"
 #include "common/request_check.h"
 #include "fastpath_internal.h"
 

@@ -3,7 +3,7 @@
  * ranges) and reading them. A bad value is logged and replaced by the declared default, as in the
  * fallback: a typo should cost speed, never the backend.
  */
-#include "common/plugin_kit.h"
+#include "hipfile/plugin_kit.h"
 #include "common/plugin_settings.h"
 #include "fastpath_internal.h"
 

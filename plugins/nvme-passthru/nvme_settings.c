@@ -3,7 +3,7 @@
  * defaults, ranges) and reading them. A bad value is logged and replaced by its declared default,
  * as in the fallback backend.
  */
-#include "common/plugin_kit.h"
+#include "hipfile/plugin_kit.h"
 #include "common/plugin_settings.h"
 #include "nvme_backend.h"
 

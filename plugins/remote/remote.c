@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/plugin_kit.h"
+#include "hipfile/plugin_kit.h"
 #include "common/request_check.h"
 #include "remote_internal.h"
 #include "s3_url.h"

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/plugin_kit.h"
+#include "hipfile/plugin_kit.h"
 #include "common/plugin_settings.h"
 #include "remote_internal.h"
 

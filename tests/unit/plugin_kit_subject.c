@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "common/plugin_kit.h"
+#include "hipfile/plugin_kit.h"
 
 static const char *const colour_names[] = {"red", "green", NULL};
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "common/plugin_kit.h"
+#include "hipfile/plugin_kit.h"
 #include "common/plugin_settings.h"
 #include "plugin_kit_subject.h"
 
