@@ -120,15 +120,15 @@ int hf_introspect_setting_at(unsigned index, struct hf_introspect_setting *out)
     const char *where = NULL;
     enum hf_setting_origin origin = hf_setting_origin(id, &where);
     *out = (struct hf_introspect_setting){
-        .key = s->key,
-        .kind = kind_of(s->type),
-        .unit = s->unit,
+        .key = s->decl.key,
+        .kind = kind_of(hf_setting_type(s)),
+        .unit = hf_setting_unit(s),
         .num = hf_setting_int(id),
         .text = hf_setting_string(id),
         .view = s->view != HF_VIEW_NONE,
-        .live = s->live,
+        .live = s->decl.live,
         .acts = s->no_effect == NULL,
-        .help = s->help,
+        .help = s->decl.help,
         .origin = (enum hf_introspect_origin)origin,
         .where = where,
     };
@@ -190,20 +190,20 @@ int hf_introspect_plugin_key_at(const char *plugin, unsigned index,
     if (rc < 0)
         return rc;
     memset(out, 0, sizeof(*out));
-    out->key = d.row->key;
-    out->unit = d.row->unit;
+    out->key = d.row->decl.key;
+    out->unit = hf_setting_unit(d.row);
     out->num = d.num;
     out->text = d.text;
     out->origin = (enum hf_introspect_origin)d.origin;
     out->where = d.where;
-    out->env = d.row->env;
-    out->live = d.row->live;
-    out->help = d.row->help;
+    out->env = d.row->decl.env;
+    out->live = d.row->decl.live;
+    out->help = d.row->decl.help;
     /* The same words the core's error messages use for what the key accepts. */
     const char *accepts = hf_setting_describe(d.row, out->accepts, sizeof(out->accepts));
     if (accepts != out->accepts)
         snprintf(out->accepts, sizeof(out->accepts), "%s", accepts);
-    switch (d.row->type) {
+    switch (hf_setting_type(d.row)) {
     case HF_TYPE_INT:
         out->kind = HF_INTROSPECT_INT;
         out->type = "integer";

@@ -39,20 +39,20 @@ static const struct hf_setting *param_row(enum hf_param_kind kind, int param, co
  */
 static bool settable_now(const struct hf_setting *s, const char *func)
 {
-    if (s->live)
+    if (s->decl.live)
         return true;
     if (s->closed_only) {
         if (!hf_driver_is_open())
             return true;
         hf_error("%s: %s cannot change while the driver is open; set it before hipFileDriverOpen "
                  "or after the last hipFileDriverClose",
-                 func, s->key);
+                 func, s->decl.key);
         return false;
     }
     if (!hf_driver_was_set_up())
         return true;
     hf_error("%s: %s is read when the driver first opens; set it before hipFileDriverOpen", func,
-             s->key);
+             s->decl.key);
     return false;
 }
 
@@ -99,7 +99,7 @@ HIPFILE_API hipFileError_t hipFileGetParameterString(hipFileStringConfigParamete
     const char *text = hf_setting_string(hf_setting_id_of(s));
     size_t need = strlen(text) + 1;
     if (len <= 0 || (size_t)len < need) {
-        hf_error("%s: %s needs %zu bytes including the NUL; len is %d", __func__, s->key, need,
+        hf_error("%s: %s needs %zu bytes including the NUL; len is %d", __func__, s->decl.key, need,
                  len);
         return hf_status(hipFileInvalidValue);
     }
@@ -117,8 +117,8 @@ HIPFILE_API hipFileError_t hipFileSetParameterSizeT(hipFileSizeTConfigParameter_
     if (!settable_now(s, __func__))
         return hf_status(hipFileDriverAlreadyOpen);
     if (value > (size_t)INT64_MAX) {
-        hf_error("%s: %s = %zu is out of range; expected at most %lld", __func__, s->key, value,
-                 (long long)s->max);
+        hf_error("%s: %s = %zu is out of range; expected at most %lld", __func__, s->decl.key,
+                 value, (long long)s->decl.max);
         return hf_status(hipFileInvalidValue);
     }
     if (hf_setting_set_int(hf_setting_id_of(s), (int64_t)value) < 0)
@@ -164,7 +164,7 @@ static hipFileError_t driver_set_kib(enum hf_setting_id id, size_t size_kib, con
 {
     params_config_ready();
     if (size_kib > (size_t)INT64_MAX) {
-        hf_error("%s: %zu KiB is out of range for %s", func, size_kib, hf_settings[id].key);
+        hf_error("%s: %zu KiB is out of range for %s", func, size_kib, hf_settings[id].decl.key);
         return hf_status(hipFileDriverUnsupportedLimit);
     }
     int rc = hf_setting_set_int(id, (int64_t)size_kib);

@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,6 +21,9 @@
 #include "base/log.h"
 #include "common/regular_file.h"
 #include "config/config_store.h"
+#include "config/env.h"
+#include "config/plugin_keys.h"
+#include "config/value_parse.h"
 
 /* The installation's config file when the core cannot find where it is installed. */
 #ifndef HF_DEFAULT_CONFIG_PATH
@@ -31,96 +33,20 @@
 #define SYSTEM_CONFIG_PATH "/etc/hipfile.conf"
 
 static _Atomic(const char *) last_path;
-static _Atomic(const char *) last_failure;
-static atomic_bool env_assume_secure;
 static atomic_bool load_done;
 static atomic_int load_result;
 static pthread_mutex_t ensure_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t search_once = PTHREAD_ONCE_INIT;
 static const char *search_path[3];
 
-/* ---- the environment, read in one place ---------------------------------------------------- */
-
-/*
- * A set-user-ID or set-group-ID program runs with privileges its caller does not have; letting the
- * caller's environment pick the config file, the plugin directory or the runtime library would
- * hand those privileges over. AT_SECURE is what secure_getenv itself consults.
- */
-static bool env_is_untrusted(void)
-{
-    return atomic_load(&env_assume_secure) || getauxval(AT_SECURE) != 0;
-}
-
-const char *hf_env_get(const char *name)
-{
-    if (name == NULL)
-        return NULL;
-    if (!env_is_untrusted())
-        return getenv(name);
-    if (getenv(name) != NULL)
-        hf_warn("ignoring %s: set-user-ID and set-group-ID programs take no settings from the "
-                "environment",
-                name);
-    return NULL;
-}
-
-void hf_env_assume_secure(bool on)
-{
-    atomic_store(&env_assume_secure, on);
-}
-
-/* Record what a failing load failed on (a kept string, so readers may hold it). Lock held. */
-static void failure_set(const char *what, const char *name)
-{
-    char text[PATH_MAX + 64];
-    snprintf(text, sizeof(text), "%s %s", what, name);
-    atomic_store(&last_failure, hf_config_keep_string(text));
-}
-
 /* ---- the config file ----------------------------------------------------------------------- */
-
-/* A relative path in the file names a place beside the file, never one in the current directory. */
-static const char *file_path_resolve(const struct hf_config_state *state, const char *value)
-{
-    char joined[PATH_MAX];
-    if (snprintf(joined, sizeof(joined), "%s/%s", state->dir != NULL ? state->dir : "", value) >=
-        (int)sizeof(joined))
-        return NULL;
-    return hf_config_keep_string(joined);
-}
-
-static int file_type_error(const struct hf_setting *s, const config_setting_t *cs,
-                           const struct hf_config_state *state)
-{
-    struct hf_config_where w;
-    char allowed[256];
-    hf_error("%s: %s is %s; expected %s", hf_config_where(cs, state, &w), s->key,
-             hf_config_type_phrase(config_setting_type(cs)),
-             hf_setting_describe(s, allowed, sizeof(allowed)));
-    return -EINVAL;
-}
-
-static int file_value_error(const struct hf_setting *s, const config_setting_t *cs,
-                            const struct hf_config_state *state)
-{
-    struct hf_config_where w;
-    char allowed[256];
-    char value[128];
-    if (config_setting_type(cs) == CONFIG_TYPE_STRING)
-        snprintf(value, sizeof(value), "\"%s\"", config_setting_get_string(cs));
-    else
-        snprintf(value, sizeof(value), "%lld", config_setting_get_int64(cs));
-    hf_error("%s: %s = %s is out of range; expected %s", hf_config_where(cs, state, &w), s->key,
-             value, hf_setting_describe(s, allowed, sizeof(allowed)));
-    return -EINVAL;
-}
 
 static int stage_enable_list(const struct hf_setting *s, const config_setting_t *cs,
                              struct hf_config_state *state)
 {
     int type = config_setting_type(cs);
     if (type != CONFIG_TYPE_ARRAY && type != CONFIG_TYPE_LIST)
-        return file_type_error(s, cs, state);
+        return hf_setting_file_type_error(s, cs, &state->file);
     int count = config_setting_length(cs);
     const char **names = calloc((size_t)count + 1, sizeof(*names));
     if (names == NULL)
@@ -130,7 +56,7 @@ static int stage_enable_list(const struct hf_setting *s, const config_setting_t 
         if (config_setting_type(elem) != CONFIG_TYPE_STRING ||
             !config_setting_get_string(elem)[0]) {
             free(names);
-            return file_type_error(s, cs, state);
+            return hf_setting_file_type_error(s, cs, &state->file);
         }
         names[i] = config_setting_get_string(elem);
     }
@@ -145,7 +71,7 @@ static int stage_priority_map(const struct hf_setting *s, const config_setting_t
 {
     struct hf_config_where w;
     if (!config_setting_is_group(cs))
-        return file_type_error(s, cs, state);
+        return hf_setting_file_type_error(s, cs, &state->file);
     size_t count = (size_t)config_setting_length(cs);
     const char **names = calloc(count + 1, sizeof(*names));
     int *values = calloc(count + 1, sizeof(*values));
@@ -158,11 +84,12 @@ static int stage_priority_map(const struct hf_setting *s, const config_setting_t
         const config_setting_t *elem = config_setting_get_elem(cs, (unsigned)i);
         int type = config_setting_type(elem);
         long long v = config_setting_get_int64(elem);
-        if ((type != CONFIG_TYPE_INT && type != CONFIG_TYPE_INT64) || v < s->min || v > s->max) {
+        if ((type != CONFIG_TYPE_INT && type != CONFIG_TYPE_INT64) || v < s->decl.min ||
+            v > s->decl.max) {
             char allowed[128];
             hf_error("%s: %s.%s must be an integer from %lld to %lld (got %s)",
-                     hf_config_where(elem, state, &w), s->key, config_setting_name(elem),
-                     (long long)s->min, (long long)s->max,
+                     hf_config_where(elem, &state->file, &w), s->decl.key,
+                     config_setting_name(elem), (long long)s->decl.min, (long long)s->decl.max,
                      type == CONFIG_TYPE_INT || type == CONFIG_TYPE_INT64
                          ? (snprintf(allowed, sizeof(allowed), "%lld", v), allowed)
                          : hf_config_type_phrase(type));
@@ -186,7 +113,7 @@ static void origin_file(struct hf_config_staged *st, const struct hf_config_stat
     enum hf_setting_id id = s->view != HF_VIEW_NONE ? HF_SETTING_COMPAT_MODE : hf_setting_id_of(s);
     struct hf_config_where w;
     st->origin[id] = HF_ORIGIN_FILE;
-    st->origin_where[id] = hf_config_keep_string(hf_config_where(cs, state, &w));
+    st->origin_where[id] = hf_config_keep_string(hf_config_where(cs, &state->file, &w));
 }
 
 /* Stage a checked value of @p s; a view of compat_mode changes compat_mode. */
@@ -197,76 +124,22 @@ static void stage_value(struct hf_config_staged *st, const struct hf_setting *s,
     if (s->view != HF_VIEW_NONE)
         st->num[HF_SETTING_COMPAT_MODE] =
             hf_setting_compat_after_view(st->num[HF_SETTING_COMPAT_MODE], s->view, num != 0);
-    else if (s->type == HF_TYPE_STRING)
+    else if (hf_setting_type(s) == HF_TYPE_STRING)
         st->text[id] = text;
     else
         st->num[id] = num;
 }
 
-int hf_config_value_from_file(const struct hf_setting *s, const config_setting_t *cs,
-                              const struct hf_config_state *state, int64_t *num_p,
-                              const char **text_p)
-{
-    int type = config_setting_type(cs);
-    switch (s->type) {
-    case HF_TYPE_INT: {
-        if (type != CONFIG_TYPE_INT && type != CONFIG_TYPE_INT64)
-            return file_type_error(s, cs, state);
-        long long v = config_setting_get_int64(cs);
-        if (!hf_setting_int_ok(s, v))
-            return file_value_error(s, cs, state);
-        *num_p = v;
-        return 0;
-    }
-    case HF_TYPE_BOOL:
-        if (type != CONFIG_TYPE_BOOL)
-            return file_type_error(s, cs, state);
-        *num_p = config_setting_get_bool(cs);
-        return 0;
-    case HF_TYPE_STRING: {
-        if (type != CONFIG_TYPE_STRING)
-            return file_type_error(s, cs, state);
-        const char *text = config_setting_get_string(cs);
-        if (!hf_setting_string_ok(s, text))
-            return file_value_error(s, cs, state);
-        if (hf_setting_path_is_relative(s, text)) {
-            text = file_path_resolve(state, text);
-            if (text == NULL) {
-                struct hf_config_where w;
-                hf_error("%s: %s: the path is too long once joined to %s",
-                         hf_config_where(cs, state, &w), s->key, state->dir);
-                return -ENAMETOOLONG;
-            }
-        }
-        *text_p = text;
-        return 0;
-    }
-    case HF_TYPE_ENUM: {
-        if (type != CONFIG_TYPE_STRING)
-            return file_type_error(s, cs, state);
-        int index = hf_setting_parse_enum(s, config_setting_get_string(cs));
-        if (index < 0)
-            return file_value_error(s, cs, state);
-        *num_p = index;
-        return 0;
-    }
-    case HF_TYPE_LIST:
-    case HF_TYPE_MAP:
-        break;
-    }
-    return -EINVAL;
-}
-
 static int stage_value_from_file(struct hf_config_staged *st, struct hf_config_state *state,
                                  const struct hf_setting *s, const config_setting_t *cs)
 {
-    if (s->type == HF_TYPE_LIST)
+    if (hf_setting_type(s) == HF_TYPE_LIST)
         return stage_enable_list(s, cs, state);
-    if (s->type == HF_TYPE_MAP)
+    if (hf_setting_type(s) == HF_TYPE_MAP)
         return stage_priority_map(s, cs, state);
     int64_t num = 0;
     const char *text = NULL;
-    int rc = hf_config_value_from_file(s, cs, state, &num, &text);
+    int rc = hf_setting_value_from_file(s, cs, &state->file, &num, &text);
     if (rc == 0)
         stage_value(st, s, num, text);
     return rc;
@@ -286,7 +159,7 @@ static const char *key_hint(const char *key, char *buf, size_t size)
 {
     const char *keys[HF_SETTING_COUNT];
     for (size_t i = 0; i < HF_SETTING_COUNT; i++)
-        keys[i] = hf_settings[i].key;
+        keys[i] = hf_settings[i].decl.key;
     const char *close = hf_config_suggest(key, keys, HF_SETTING_COUNT);
     if (close == NULL)
         return "";
@@ -312,7 +185,7 @@ static int stage_group(struct hf_config_staged *st, struct hf_config_state *stat
             rc = stage_group(st, state, cs, key, strict);
         else if (strict) {
             char hint[HF_SETTING_KEY_MAX + 32];
-            hf_warn("%s: unknown key %s ignored%s", hf_config_where(cs, state, &w), key,
+            hf_warn("%s: unknown key %s ignored%s", hf_config_where(cs, &state->file, &w), key,
                     key_hint(key, hint, sizeof(hint)));
         }
         if (rc < 0)
@@ -324,7 +197,7 @@ static int stage_group(struct hf_config_staged *st, struct hf_config_state *stat
 static int stage_root(struct hf_config_staged *st, struct hf_config_state *state)
 {
     struct hf_config_where w;
-    const config_setting_t *root = config_root_setting(&state->cfg);
+    const config_setting_t *root = config_root_setting(&state->file.cfg);
     int count = config_setting_length(root);
     for (int i = 0; i < count; i++) {
         const config_setting_t *cs = config_setting_get_elem(root, (unsigned)i);
@@ -333,7 +206,7 @@ static int stage_root(struct hf_config_staged *st, struct hf_config_state *state
         int rc = 0;
         if (core && !config_setting_is_group(cs)) {
             hf_error("%s: %s is %s; expected a group: %s = { ... };",
-                     hf_config_where(cs, state, &w), name,
+                     hf_config_where(cs, &state->file, &w), name,
                      hf_config_type_phrase(config_setting_type(cs)), name);
             return -EINVAL;
         }
@@ -341,7 +214,7 @@ static int stage_root(struct hf_config_staged *st, struct hf_config_state *state
             rc = stage_group(st, state, cs, name, core);
         else
             hf_warn("%s: unknown top-level key %s ignored (settings belong in a group)",
-                    hf_config_where(cs, state, &w), name);
+                    hf_config_where(cs, &state->file, &w), name);
         if (rc < 0)
             return rc;
     }
@@ -434,7 +307,7 @@ static int stage_file(struct hf_config_staged *st, struct hf_config_state *state
         if (env[0] != '/') {
             /* The current directory is whatever the program happened to start in. */
             atomic_store(&last_path, NULL);
-            failure_set("the environment variable", "HIPFILE_CONFIG");
+            hf_config_failure_set("the environment variable", "HIPFILE_CONFIG");
             hf_error("HIPFILE_CONFIG=\"%s\" is a relative path; give the config file's absolute "
                      "path",
                      env);
@@ -461,17 +334,17 @@ static int stage_file(struct hf_config_staged *st, struct hf_config_state *state
             return 0;
         }
         atomic_store(&last_path, hf_config_keep_string(path));
-        failure_set("the config file", path);
+        hf_config_failure_set("the config file", path);
         if (err == EINVAL)
             hf_error("config file %s is %s", path, why);
         else
             hf_error("cannot open config file %s: %s", path, strerror(err));
         return -err;
     }
-    state->path = hf_config_keep_string(path);
-    atomic_store(&last_path, state->path);
+    state->file.path = hf_config_keep_string(path);
+    atomic_store(&last_path, state->file.path);
     int rc = 0;
-    if (state->path == NULL) {
+    if (state->file.path == NULL) {
         rc = -ENOMEM;
         goto out_close;
     }
@@ -481,39 +354,30 @@ static int stage_file(struct hf_config_staged *st, struct hf_config_state *state
     char *slash = strrchr(dir, '/');
     if (slash != NULL) {
         slash[slash == dir ? 1 : 0] = '\0';
-        config_set_include_dir(&state->cfg, dir);
-        state->dir = hf_config_keep_string(dir);
+        config_set_include_dir(&state->file.cfg, dir);
+        state->file.dir = hf_config_keep_string(dir);
     }
-    if (!config_read(&state->cfg, fp)) {
+    if (!config_read(&state->file.cfg, fp)) {
         char included[PATH_MAX];
-        hf_error(
-            "%s:%d: %s",
-            hf_config_join_dir(state, config_error_file(&state->cfg), included, sizeof(included)),
-            config_error_line(&state->cfg), config_error_text(&state->cfg));
+        hf_error("%s:%d: %s",
+                 hf_config_join_dir(&state->file, config_error_file(&state->file.cfg), included,
+                                    sizeof(included)),
+                 config_error_line(&state->file.cfg), config_error_text(&state->file.cfg));
         rc = -EINVAL;
         goto out_close;
     }
-    state->parsed = true;
+    state->file.parsed = true;
     rc = stage_root(st, state);
     if (rc == 0)
         rc = hf_config_plugin_keys_collect(state);
 out_close:
     if (rc < 0)
-        failure_set("the config file", path);
+        hf_config_failure_set("the config file", path);
     fclose(fp);
     return rc;
 }
 
 /* ---- the environment ----------------------------------------------------------------------- */
-
-static int env_error(const struct hf_setting *s, const char *value)
-{
-    char allowed[256];
-    failure_set("the environment variable", s->env);
-    hf_error("environment %s=\"%s\" is not valid for %s; expected %s", s->env, value, s->key,
-             hf_setting_describe(s, allowed, sizeof(allowed)));
-    return -EINVAL;
-}
 
 static int stage_env_list(const struct hf_setting *s, const char *value,
                           struct hf_config_state *state)
@@ -541,7 +405,7 @@ static int stage_env_list(const struct hf_setting *s, const char *value,
     }
     free(copy);
     if (rc == 0 && used == 0)
-        rc = env_error(s, value);
+        rc = hf_setting_env_error(s, value);
     if (rc < 0) {
         free(names);
         return rc;
@@ -552,61 +416,16 @@ static int stage_env_list(const struct hf_setting *s, const char *value,
     return 0;
 }
 
-int hf_config_value_from_env(const struct hf_setting *s, const char *value, int64_t *num_p,
-                             const char **text_p)
-{
-    switch (s->type) {
-    case HF_TYPE_INT: {
-        char *end;
-        errno = 0;
-        long long v = strtoll(value, &end, 0);
-        if (errno != 0 || end == value || *end != '\0' || !hf_setting_int_ok(s, v))
-            return env_error(s, value);
-        *num_p = v;
-        return 0;
-    }
-    case HF_TYPE_BOOL: {
-        int on = hf_setting_parse_bool(value);
-        if (on < 0)
-            return env_error(s, value);
-        *num_p = on;
-        return 0;
-    }
-    case HF_TYPE_STRING:
-        if (!hf_setting_string_ok(s, value))
-            return env_error(s, value);
-        if (hf_setting_path_is_relative(s, value)) {
-            failure_set("the environment variable", s->env);
-            hf_error("environment %s=\"%s\" is a relative path; %s needs an absolute one", s->env,
-                     value, s->key);
-            return -EINVAL;
-        }
-        *text_p = hf_config_keep_string(value);
-        return *text_p != NULL ? 0 : -ENOMEM;
-    case HF_TYPE_ENUM: {
-        int index = hf_setting_parse_enum(s, value);
-        if (index < 0)
-            return env_error(s, value);
-        *num_p = index;
-        return 0;
-    }
-    case HF_TYPE_LIST:
-    case HF_TYPE_MAP:
-        break;
-    }
-    return -EINVAL;
-}
-
 static int stage_from_env(struct hf_config_staged *st, struct hf_config_state *state,
                           const struct hf_setting *s, const char *value)
 {
-    if (s->type == HF_TYPE_LIST)
+    if (hf_setting_type(s) == HF_TYPE_LIST)
         return stage_env_list(s, value, state);
-    if (s->type == HF_TYPE_MAP)
+    if (hf_setting_type(s) == HF_TYPE_MAP)
         return -EINVAL;
     int64_t num = 0;
     const char *text = NULL;
-    int rc = hf_config_value_from_env(s, value, &num, &text);
+    int rc = hf_setting_value_from_env(s, value, &num, &text);
     if (rc == 0)
         stage_value(st, s, num, text);
     return rc;
@@ -616,7 +435,7 @@ static int stage_env(struct hf_config_staged *st, struct hf_config_state *state)
 {
     for (size_t i = 0; i < HF_SETTING_COUNT; i++) {
         const struct hf_setting *s = &hf_settings[i];
-        const char *value = s->env != NULL ? hf_env_get(s->env) : NULL;
+        const char *value = s->decl.env != NULL ? hf_env_get(s->decl.env) : NULL;
         /* An empty variable counts as unset, as in `HIPFILE_LOG_LEVEL= program`. */
         if (value == NULL || value[0] == '\0')
             continue;
@@ -626,7 +445,7 @@ static int stage_env(struct hf_config_staged *st, struct hf_config_state *state)
         enum hf_setting_id id =
             s->view != HF_VIEW_NONE ? HF_SETTING_COMPAT_MODE : hf_setting_id_of(s);
         st->origin[id] = HF_ORIGIN_ENV;
-        st->origin_where[id] = s->env;
+        st->origin_where[id] = s->decl.env;
     }
     const char *allow = hf_env_get("HIPFILE_ALLOW_COMPAT_MODE");
     const char *force = hf_env_get("HIPFILE_FORCE_COMPAT_MODE");
@@ -642,7 +461,7 @@ static int stage_env(struct hf_config_staged *st, struct hf_config_state *state)
 
 static void state_discard(struct hf_config_state *state)
 {
-    config_destroy(&state->cfg);
+    config_destroy(&state->file.cfg);
     free(state->plugin_keys);
     free(state->enable);
     free(state->priority_name);
@@ -656,7 +475,7 @@ int hf_config_load(void)
      * HIPFILE_LOG_LEVEL=info) shows what the load said about the file. */
     hf_log_hold();
     hf_config_store_lock();
-    atomic_store(&last_failure, NULL);
+    hf_config_failure_clear();
     int rc;
     struct hf_config_staged st;
     hf_config_stage_defaults(&st);
@@ -666,7 +485,7 @@ int hf_config_load(void)
         hf_error("cannot load the configuration: out of memory");
         goto out_unlock;
     }
-    config_init(&state->cfg);
+    config_init(&state->file.cfg);
     rc = stage_file(&st, state);
     if (rc == 0)
         rc = stage_env(&st, state);
@@ -674,8 +493,8 @@ int hf_config_load(void)
     struct hf_config_declared_staged declared;
     if (rc == 0) {
         rc = hf_config_declared_stage(state, &declared);
-        if (rc < 0 && atomic_load(&last_failure) == NULL && state->path != NULL)
-            failure_set("the config file", state->path);
+        if (rc < 0 && hf_config_failure() == NULL && state->file.path != NULL)
+            hf_config_failure_set("the config file", state->file.path);
     }
     if (rc < 0)
         goto out_discard;
@@ -712,7 +531,7 @@ void hf_config_reset(void)
     hf_config_declared_forget();
     hf_config_store_publish(&st, NULL);
     atomic_store(&last_path, NULL);
-    atomic_store(&last_failure, NULL);
+    hf_config_failure_clear();
     atomic_store(&load_done, false);
     atomic_store(&load_result, 0);
     hf_config_store_unlock();
@@ -722,9 +541,4 @@ void hf_config_reset(void)
 const char *hf_config_path(void)
 {
     return atomic_load(&last_path);
-}
-
-const char *hf_config_failure(void)
-{
-    return atomic_load(&last_failure);
 }

@@ -1,7 +1,7 @@
 /*
  * The current values of the settings, as the rest of the core reads and sets them: one reader per
- * type, by id, for the core's own table, and by plugin and key for the plugins' groups. Implemented
- * by config_store.c; config.h includes it, so the rest of the core includes config.h alone.
+ * type, by id, for the core's own table. Implemented by config_store.c; config.h includes it, so
+ * the rest of the core includes config.h alone.
  */
 #ifndef HF_CORE_SETTING_VALUES_H
 #define HF_CORE_SETTING_VALUES_H
@@ -57,6 +57,13 @@ int hf_setting_set_bool(enum hf_setting_id id, bool value);
  */
 int hf_setting_set_string(enum hf_setting_id id, const char *value);
 
+/**
+ * Forget every value set through the parameter API and hipFileDriverSet*: each setting returns to
+ * what the last load found in the file, the environment or the defaults. The last
+ * hipFileDriverClose calls it, since cuFile's close resets its parameters as well.
+ */
+void hf_config_drop_api_values(void);
+
 /** plugins.enable as loaded (file or HIPFILE_PLUGINS) into *names_p; 0 entries = every plugin. */
 size_t hf_config_plugin_enable_list(const char *const **names_p);
 /** Whether plugin @p name may be opened (plugins.enable; absent or empty list = all). */
@@ -65,20 +72,5 @@ bool hf_config_plugin_enabled(const char *name);
 size_t hf_config_plugin_priorities(const char *const **names_p, const int **values_p);
 /** Configured priority of plugin @p name (plugins.priority.<name>); -ENOENT when not set. */
 int hf_config_plugin_priority(const char *name, int *priority_p);
-
-/**
- * Integer @p key ("queue_depth", or a dotted path inside the group) from the top-level group named
- * after @p plugin; -ENOENT when unset, -EINVAL on a type mismatch (logged with file and line).
- * For a plugin that declared its keys (hf_config_declare_plugin_settings): a declared key's
- * value, or its default when unset; -ENOENT for a key it did not declare. The same holds for
- * hf_config_plugin_bool and hf_config_plugin_string.
- */
-int hf_config_plugin_int(const char *plugin, const char *key, int64_t *value_p);
-/** Boolean from plugin @p plugin's own group; -ENOENT when unset, -EINVAL on a type mismatch. */
-int hf_config_plugin_bool(const char *plugin, const char *key, bool *value_p);
-/** String from plugin @p plugin's own group; -ENOENT when unset, -EINVAL on a type mismatch.
- * The string stays valid for the life of the process. A declared string key that is unset and
- * declares no default reads as 0 with *value_p NULL. */
-int hf_config_plugin_string(const char *plugin, const char *key, const char **value_p);
 
 #endif

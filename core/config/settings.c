@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "base/log.h"
+#include "hipfile/plugin_kit.h"
 
 #ifndef HF_DEFAULT_PLUGIN_DIR
 #define HF_DEFAULT_PLUGIN_DIR "/usr/local/lib/hipfile/plugins"
@@ -31,10 +32,9 @@
 static const char *const log_level_names[] = {"error", "warn", "info", "debug", NULL};
 static const char *const compat_mode_names[] = {"off", "allow", "force", NULL};
 
-static const char *check_any(const char *value)
+static const char *check_non_empty(const char *value)
 {
-    (void)value;
-    return NULL;
+    return value[0] != '\0' ? NULL : "a non-empty string";
 }
 
 static const char *check_gpu_runtime(const char *value)
@@ -50,196 +50,228 @@ static const char *check_gpu_runtime(const char *value)
     return "\"auto\", \"hip\", \"cuda\", \"host\" or the path of a HIP runtime library";
 }
 
-#define INT_ROW(k, u, def, lo, hi)                                                                 \
-    .key = (k), .type = HF_TYPE_INT, .unit = (u), .default_int = (def), .min = (lo), .max = (hi)
-#define BOOL_ROW(k, def)                                                                           \
-    .key = (k), .type = HF_TYPE_BOOL, .unit = "", .default_int = (def), .max = 1
-#define STRING_ROW(k, def) .key = (k), .type = HF_TYPE_STRING, .unit = "", .default_string = (def)
+/* An enum: a string declared with its names, stored as the index of one (@p index_ the default). */
+#define HF_ENUM_SETTING(key_, index_, names_, help_)                                               \
+    .key = (key_), .type = HF_DECL_STRING, .default_int = (index_), .names = (names_),             \
+    .help = (help_)
 #define SIZE_PARAM(p) .param_kind = HF_PARAM_SIZE_T, .param = (p)
 #define BOOL_PARAM(p) .param_kind = HF_PARAM_BOOL, .param = (p)
 #define STRING_PARAM(p) .param_kind = HF_PARAM_STRING, .param = (p)
 
 const struct hf_setting hf_settings[HF_SETTING_COUNT] = {
-    [HF_SETTING_LOG_LEVEL] = {.key = "log.level",
-                              .type = HF_TYPE_ENUM,
-                              .unit = "",
-                              .default_int = HF_LOG_WARN,
-                              .max = HF_LOG_DEBUG,
-                              .names = log_level_names,
-                              .parse_enum = hf_log_level_parse,
+    [HF_SETTING_LOG_LEVEL] = {.decl = {HF_ENUM_SETTING(
+                                           "log.level", HF_LOG_WARN, log_level_names,
+                                           "most verbose log level written (0-3 are accepted too)"),
+                                       .env = "HIPFILE_LOG_LEVEL"},
                               STRING_PARAM(hipFileParamLoggingLevel),
-                              .env = "HIPFILE_LOG_LEVEL",
-                              .closed_only = true,
-                              .help = "most verbose log level written (0-3 are accepted too)"},
-    [HF_SETTING_LOG_FILE] = {STRING_ROW("log.file", ""), .check_string = check_any,
+                              .parse_enum = hf_log_level_parse,
+                              .closed_only = true},
+    [HF_SETTING_LOG_FILE] = {.decl = {HFP_STRING_SETTING(
+                                          "log.file", "", NULL,
+                                          "file log lines are appended to; empty = standard error"),
+                                      .env = "HIPFILE_LOGFILE_PATH"},
                              STRING_PARAM(hipFileParamEnvLogfilePath),
-                             .env = "HIPFILE_LOGFILE_PATH", .is_path = true, .closed_only = true,
-                             .help = "file log lines are appended to; empty = standard error"},
-    [HF_SETTING_LOG_DIR] = {STRING_ROW("log.dir", ""), .check_string = check_any,
-                            STRING_PARAM(hipFileParamLogDir), .is_path = true, .closed_only = true,
-                            .help = "when log.file is empty: write hipfile_<pid>.log here"},
-    [HF_SETTING_GPU_RUNTIME] = {STRING_ROW("gpu.runtime", "auto"),
-                                .check_string = check_gpu_runtime, .env = "HIPFILE_GPU_RUNTIME",
-                                .is_path = true,
-                                .help = "HIP runtime: auto, hip, cuda, host or a library path"},
-    [HF_SETTING_PLUGINS_DIRECTORY] = {STRING_ROW("plugins.directory", HF_DEFAULT_PLUGIN_DIR),
-                                      .env = "HIPFILE_PLUGIN_DIR", .is_path = true,
-                                      .help = "directory holding the plugin manifests (*.xml)"},
-    [HF_SETTING_PLUGINS_ENABLE] = {.key = "plugins.enable",
-                                   .type = HF_TYPE_LIST,
-                                   .unit = "",
-                                   .env = "HIPFILE_PLUGINS",
-                                   .help = "plugins that may be opened; empty = every plugin"},
-    [HF_SETTING_PLUGINS_PRIORITY] = {.key = "plugins.priority",
-                                     .type = HF_TYPE_MAP,
-                                     .unit = "",
-                                     .min = INT_MIN,
-                                     .max = INT_MAX,
-                                     .help = "name = priority; overrides the manifest's priority"},
-    [HF_SETTING_COMPAT_MODE] = {.key = "properties.compat_mode",
-                                .type = HF_TYPE_ENUM,
-                                .unit = "",
-                                .default_int = 1,
-                                .max = 2,
-                                .names = compat_mode_names,
-                                .live = true,
-                                .help =
-                                    "POSIX fallback: off, allow (when no direct path) or force"},
-    [HF_SETTING_ALLOW_COMPAT_MODE] = {BOOL_ROW("properties.allow_compat_mode", 1),
+                             .is_path = true,
+                             .closed_only = true},
+    [HF_SETTING_LOG_DIR] = {.decl = {HFP_STRING_SETTING(
+                                "log.dir", "", NULL,
+                                "when log.file is empty: write hipfile_<pid>.log here")},
+                            STRING_PARAM(hipFileParamLogDir),
+                            .is_path = true,
+                            .closed_only = true},
+    [HF_SETTING_GPU_RUNTIME] =
+        {.decl = {HFP_STRING_SETTING("gpu.runtime", "auto", NULL,
+                                     "HIP runtime: auto, hip, cuda, host or a library path"),
+                  .env = "HIPFILE_GPU_RUNTIME"},
+         .check_string = check_gpu_runtime,
+         .is_path = true},
+    [HF_SETTING_PLUGINS_DIRECTORY] =
+        {.decl = {HFP_STRING_SETTING("plugins.directory", HF_DEFAULT_PLUGIN_DIR, NULL,
+                                     "directory holding the plugin manifests (*.xml)"),
+                  .env = "HIPFILE_PLUGIN_DIR"},
+         .check_string = check_non_empty,
+         .is_path = true},
+    [HF_SETTING_PLUGINS_ENABLE] = {.decl = {.key = "plugins.enable",
+                                            .type = HF_DECL_LIST,
+                                            .help =
+                                                "plugins that may be opened; empty = every plugin",
+                                            .env = "HIPFILE_PLUGINS"}},
+    [HF_SETTING_PLUGINS_PRIORITY] =
+        {.decl = {.key = "plugins.priority",
+                  .type = HF_DECL_MAP,
+                  .min = INT_MIN,
+                  .max = INT_MAX,
+                  .help = "name = priority; overrides the manifest's priority"}},
+    [HF_SETTING_COMPAT_MODE] =
+        {.decl = {HF_ENUM_SETTING("properties.compat_mode", 1, compat_mode_names,
+                                  "POSIX fallback: off, allow (when no direct path) or force"),
+                  .live = true}},
+    [HF_SETTING_ALLOW_COMPAT_MODE] = {.decl = {HFP_BOOL_SETTING(
+                                                   "properties.allow_compat_mode", 1,
+                                                   "cuFile spelling: false sets compat_mode = off"),
+                                               .env = "HIPFILE_ALLOW_COMPAT_MODE", .live = true},
                                       BOOL_PARAM(hipFileParamPropertiesAllowCompatMode),
-                                      .env = "HIPFILE_ALLOW_COMPAT_MODE",
-                                      .view = HF_VIEW_COMPAT_ALLOW, .live = true,
-                                      .help = "cuFile spelling: false sets compat_mode = off"},
-    [HF_SETTING_FORCE_COMPAT_MODE] = {BOOL_ROW("properties.force_compat_mode", 0),
-                                      BOOL_PARAM(hipFileParamForceCompatMode),
-                                      .env = "HIPFILE_FORCE_COMPAT_MODE",
-                                      .view = HF_VIEW_COMPAT_FORCE, .live = true,
-                                      .help = "cuFile spelling: true sets compat_mode = force"},
-    [HF_SETTING_MAX_DIRECT_IO_SIZE_KB] = {INT_ROW("properties.max_direct_io_size_kb", "KiB", 16384,
-                                                  4, MAX_TRANSFER_KIB),
-                                          SIZE_PARAM(hipFileParamPropertiesMaxDirectIOSizeKB),
-                                          .live = true,
-                                          .no_effect = "stored and reported as "
-                                                       "nvfs.max_direct_io_size; no backend "
-                                                       "bounds its direct transfers by it yet",
-                                          .help = "largest single direct transfer"},
-    [HF_SETTING_MAX_DEVICE_CACHE_SIZE_KB] = {INT_ROW("properties.max_device_cache_size_kb", "KiB",
-                                                     131072, 1024, MAX_CONFIG_INT),
-                                             SIZE_PARAM(hipFileParamPropertiesMaxDeviceCacheSizeKB),
-                                             .live = true,
-                                             .help = "staging memory per GPU: bounds the "
-                                                     "fallback's slots (2 buffers each)"},
-    [HF_SETTING_PER_BUFFER_CACHE_SIZE_KB] = {INT_ROW("properties.per_buffer_cache_size_kb", "KiB",
-                                                     4096, 4, 1048576),
-                                             .multiple = 4,
-                                             SIZE_PARAM(hipFileParamPropertiesPerBufferCacheSizeKB),
-                                             .help = "size of one staging buffer (the fallback's "
-                                                     "chunk unless fallback.chunk_size_kb is set)"},
+                                      .view = HF_VIEW_COMPAT_ALLOW},
+    [HF_SETTING_FORCE_COMPAT_MODE] =
+        {.decl = {HFP_BOOL_SETTING("properties.force_compat_mode", 0,
+                                   "cuFile spelling: true sets compat_mode = force"),
+                  .env = "HIPFILE_FORCE_COMPAT_MODE", .live = true},
+         BOOL_PARAM(hipFileParamForceCompatMode),
+         .view = HF_VIEW_COMPAT_FORCE},
+    [HF_SETTING_MAX_DIRECT_IO_SIZE_KB] =
+        {.decl = {HFP_INT_SETTING("properties.max_direct_io_size_kb", 16384, 4, MAX_TRANSFER_KIB,
+                                  "KiB", "largest single direct transfer"),
+                  .live = true},
+         SIZE_PARAM(hipFileParamPropertiesMaxDirectIOSizeKB),
+         .no_effect = "stored and reported as "
+                      "nvfs.max_direct_io_size; no backend "
+                      "bounds its direct transfers by it yet"},
+    [HF_SETTING_MAX_DEVICE_CACHE_SIZE_KB] =
+        {.decl = {HFP_INT_SETTING("properties.max_device_cache_size_kb", 131072,
+                                  1024, MAX_CONFIG_INT, "KiB",
+                                  "staging memory per GPU: bounds the "
+                                  "fallback's slots (2 buffers each)"),
+                  .live = true},
+         SIZE_PARAM(hipFileParamPropertiesMaxDeviceCacheSizeKB)},
+    [HF_SETTING_PER_BUFFER_CACHE_SIZE_KB] =
+        {.decl = {HFP_INT_SETTING("properties.per_buffer_cache_size_kb", 4096, 4, 1048576, "KiB",
+                                  "size of one staging buffer (the fallback's "
+                                  "chunk unless fallback.chunk_size_kb is set)"),
+                  .multiple = 4},
+         SIZE_PARAM(hipFileParamPropertiesPerBufferCacheSizeKB)},
     [HF_SETTING_MAX_DEVICE_PINNED_MEM_SIZE_KB] =
-        {INT_ROW("properties.max_device_pinned_mem_size_kb", "KiB", 33554432, 1024, MAX_CONFIG_INT),
-         SIZE_PARAM(hipFileParamPropertiesMaxDevicePinnedMemSizeKB), .live = true,
-         .help = "cap on pinned memory per GPU, staging buffers included"},
-    [HF_SETTING_ALLOW_SYSTEM_MEMORY] = {BOOL_ROW("properties.allow_system_memory", 0),
-                                        BOOL_PARAM(hipFileParamPropertiesAllowSystemMemory),
-                                        .live = true,
-                                        .help = "accept host (pinned, pageable, managed) buffers"},
-    [HF_SETTING_USE_POLL_MODE] = {BOOL_ROW("properties.use_poll_mode", 0),
-                                  BOOL_PARAM(hipFileParamPropertiesUsePollMode), .live = true,
-                                  .no_effect = "stored and reported in driver_control_flags; "
-                                               "completions are always waited for",
-                                  .help = "poll for completion of small I/O instead of sleeping"},
-    [HF_SETTING_POLL_MODE_MAX_SIZE_KB] = {INT_ROW("properties.poll_mode_max_size_kb", "KiB", 4, 0,
-                                                  1048576),
-                                          SIZE_PARAM(hipFileParamPollthresholdSizeKB), .live = true,
-                                          .no_effect = "stored and reported as "
-                                                       "nvfs.poll_thresh_size",
-                                          .help = "largest I/O that is polled in poll mode"},
-    [HF_SETTING_MAX_BATCH_IO_COUNT] = {INT_ROW("properties.max_batch_io_count", "entries", 128, 1,
-                                               1024),
-                                       .env = "HIPFILE_MAX_BATCH_IO_COUNT", .live = true,
-                                       .help = "largest max_nr hipFileBatchIOSetUp accepts"},
-    [HF_SETTING_BATCH_IO_TIMEOUT_MS] = {INT_ROW("properties.batch_io_timeout_ms", "ms", 5, 1,
-                                                3600000),
-                                        SIZE_PARAM(hipFileParamPropertiesBatchIOTimeoutMs),
-                                        .live = true,
-                                        .no_effect = "reported as max_batch_io_timeout_msecs; "
-                                                     "hipFileBatchIOGetStatus waits as long as "
-                                                     "its own timeout says",
-                                        .help = "batch completion timeout reported by the driver"},
-    [HF_SETTING_IO_BATCHSIZE] = {INT_ROW("properties.io_batchsize", "entries", 128, 1, 1024),
-                                 SIZE_PARAM(hipFileParamPropertiesIOBatchsize), .live = true,
+        {.decl = {HFP_INT_SETTING("properties.max_device_pinned_mem_size_kb", 33554432,
+                                  1024, MAX_CONFIG_INT, "KiB",
+                                  "cap on pinned memory per GPU, staging buffers included"),
+                  .live = true},
+         SIZE_PARAM(hipFileParamPropertiesMaxDevicePinnedMemSizeKB)},
+    [HF_SETTING_ALLOW_SYSTEM_MEMORY] =
+        {.decl = {HFP_BOOL_SETTING("properties.allow_system_memory", 0,
+                                   "accept host (pinned, pageable, managed) buffers"),
+                  .live = true},
+         BOOL_PARAM(hipFileParamPropertiesAllowSystemMemory)},
+    [HF_SETTING_USE_POLL_MODE] =
+        {.decl = {HFP_BOOL_SETTING("properties.use_poll_mode", 0,
+                                   "poll for completion of small I/O instead of sleeping"),
+                  .live = true},
+         BOOL_PARAM(hipFileParamPropertiesUsePollMode),
+         .no_effect = "stored and reported in driver_control_flags; "
+                      "completions are always waited for"},
+    [HF_SETTING_POLL_MODE_MAX_SIZE_KB] =
+        {.decl = {HFP_INT_SETTING("properties.poll_mode_max_size_kb", 4, 0, 1048576, "KiB",
+                                  "largest I/O that is polled in poll mode"),
+                  .live = true},
+         SIZE_PARAM(hipFileParamPollthresholdSizeKB),
+         .no_effect = "stored and reported as "
+                      "nvfs.poll_thresh_size"},
+    [HF_SETTING_MAX_BATCH_IO_COUNT] =
+        {.decl = {HFP_INT_SETTING("properties.max_batch_io_count", 128, 1, 1024, "entries",
+                                  "largest max_nr hipFileBatchIOSetUp accepts"),
+                  .env = "HIPFILE_MAX_BATCH_IO_COUNT", .live = true}},
+    [HF_SETTING_BATCH_IO_TIMEOUT_MS] =
+        {.decl = {HFP_INT_SETTING("properties.batch_io_timeout_ms", 5, 1, 3600000,
+                                  "ms", "batch completion timeout reported by the driver"),
+                  .live = true},
+         SIZE_PARAM(hipFileParamPropertiesBatchIOTimeoutMs),
+         .no_effect = "reported as max_batch_io_timeout_msecs; "
+                      "hipFileBatchIOGetStatus waits as long as "
+                      "its own timeout says"},
+    [HF_SETTING_IO_BATCHSIZE] = {.decl = {HFP_INT_SETTING(
+                                              "properties.io_batchsize", 128, 1, 1024, "entries",
+                                              "most batch entries handed to the executor at once"),
+                                          .live = true},
+                                 SIZE_PARAM(hipFileParamPropertiesIOBatchsize),
                                  .no_effect = "stored; batch entries go to the executor as they "
-                                              "are submitted",
-                                 .help = "most batch entries handed to the executor at once"},
-    [HF_SETTING_USE_PCI_P2PDMA] = {BOOL_ROW("properties.use_pci_p2pdma", 0),
-                                   BOOL_PARAM(hipFileParamUsePcip2pdma), .closed_only = true,
-                                   .no_effect = "stored; no backend built here uses P2PDMA",
-                                   .help = "use the kernel's PCI P2PDMA where a backend can"},
-    [HF_SETTING_PREFER_IO_URING] = {BOOL_ROW("properties.prefer_io_uring", 0),
-                                    BOOL_PARAM(hipFileParamPreferIOUring), .live = true,
+                                              "are submitted"},
+    [HF_SETTING_USE_PCI_P2PDMA] = {.decl = {HFP_BOOL_SETTING(
+                                       "properties.use_pci_p2pdma", 0,
+                                       "use the kernel's PCI P2PDMA where a backend can")},
+                                   BOOL_PARAM(hipFileParamUsePcip2pdma),
+                                   .closed_only = true,
+                                   .no_effect = "stored; no backend built here uses P2PDMA"},
+    [HF_SETTING_PREFER_IO_URING] = {.decl = {HFP_BOOL_SETTING(
+                                                 "properties.prefer_io_uring", 0,
+                                                 "prefer io_uring over thread-pool POSIX I/O"),
+                                             .live = true},
+                                    BOOL_PARAM(hipFileParamPreferIOUring),
                                     .no_effect = "stored; the fallback's thread-pool I/O "
-                                                 "measured faster than io_uring",
-                                    .help = "prefer io_uring over thread-pool POSIX I/O"},
-    [HF_SETTING_FORCE_ODIRECT_MODE] = {BOOL_ROW("properties.force_odirect_mode", 0),
-                                       BOOL_PARAM(hipFileParamForceOdirectMode), .live = true,
-                                       .help = "read every aligned range with O_DIRECT, cached "
-                                               "or not (fallback.direct_io = \"always\")"},
-    [HF_SETTING_SKIP_TOPOLOGY_DETECTION] = {BOOL_ROW("properties.skip_topology_detection", 0),
+                                                 "measured faster than io_uring"},
+    [HF_SETTING_FORCE_ODIRECT_MODE] =
+        {.decl = {HFP_BOOL_SETTING("properties.force_odirect_mode", 0,
+                                   "read every aligned range with O_DIRECT, cached "
+                                   "or not (fallback.direct_io = \"always\")"),
+                  .live = true},
+         BOOL_PARAM(hipFileParamForceOdirectMode)},
+    [HF_SETTING_SKIP_TOPOLOGY_DETECTION] = {.decl = {HFP_BOOL_SETTING(
+                                                         "properties.skip_topology_detection", 0,
+                                                         "skip PCIe topology discovery"),
+                                                     .live = true},
                                             BOOL_PARAM(hipFileParamSkipTopologyDetection),
-                                            .live = true,
-                                            .no_effect = "stored; no PCIe topology is discovered",
-                                            .help = "skip PCIe topology discovery"},
-    [HF_SETTING_STREAM_MEMOPS_BYPASS] = {BOOL_ROW("properties.stream_memops_bypass", 0),
-                                         BOOL_PARAM(hipFileParamStreamMemopsBypass), .live = true,
-                                         .help = "order async I/O without stream memory ops"},
-    [HF_SETTING_MAX_IO_THREADS] = {INT_ROW("execution.max_io_threads", "threads", 16, 1, 1024),
-                                   SIZE_PARAM(hipFileParamExecutionMaxIOThreads),
-                                   .help = "worker threads of the executor"},
-    [HF_SETTING_MAX_IO_QUEUE_DEPTH] = {INT_ROW("execution.max_io_queue_depth", "items", 128, 1,
-                                               65536),
-                                       SIZE_PARAM(hipFileParamExecutionMaxIOQueueDepth),
-                                       .live = true,
-                                       .no_effect = "stored; the executor's queue has no bound, "
-                                                    "so submitters never block",
-                                       .help = "work items the executor queues before blocking"},
-    [HF_SETTING_PARALLEL_IO] = {BOOL_ROW("execution.parallel_io", 1),
-                                BOOL_PARAM(hipFileParamExecutionParallelIO), .live = true,
-                                .help = "split large requests across the executor's workers"},
+                                            .no_effect = "stored; no PCIe topology is discovered"},
+    [HF_SETTING_STREAM_MEMOPS_BYPASS] = {.decl = {HFP_BOOL_SETTING(
+                                                      "properties.stream_memops_bypass", 0,
+                                                      "order async I/O without stream memory ops"),
+                                                  .live = true},
+                                         BOOL_PARAM(hipFileParamStreamMemopsBypass)},
+    [HF_SETTING_MAX_IO_THREADS] = {.decl = {HFP_INT_SETTING("execution.max_io_threads", 16, 1, 1024,
+                                                            "threads",
+                                                            "worker threads of the executor")},
+                                   SIZE_PARAM(hipFileParamExecutionMaxIOThreads)},
+    [HF_SETTING_MAX_IO_QUEUE_DEPTH] =
+        {.decl = {HFP_INT_SETTING("execution.max_io_queue_depth", 128, 1, 65536, "items",
+                                  "work items the executor queues before blocking"),
+                  .live = true},
+         SIZE_PARAM(hipFileParamExecutionMaxIOQueueDepth),
+         .no_effect = "stored; the executor's queue has no bound, "
+                      "so submitters never block"},
+    [HF_SETTING_PARALLEL_IO] = {.decl = {HFP_BOOL_SETTING(
+                                             "execution.parallel_io", 1,
+                                             "split large requests across the executor's workers"),
+                                         .live = true},
+                                BOOL_PARAM(hipFileParamExecutionParallelIO)},
     [HF_SETTING_MIN_IO_THRESHOLD_SIZE_KB] =
-        {INT_ROW("execution.min_io_threshold_size_kb", "KiB", 1024, 4, 1048576), .multiple = 4,
-         SIZE_PARAM(hipFileParamExecutionMinIOThresholdSizeKB), .live = true,
-         .help = "smallest piece a request is split into"},
-    [HF_SETTING_MAX_REQUEST_PARALLELISM] = {INT_ROW("execution.max_request_parallelism", "pieces",
-                                                    64, 1, 1024),
-                                            SIZE_PARAM(hipFileParamExecutionMaxRequestParallelism),
-                                            .live = true,
-                                            .help = "most pieces one request is split into"},
-    [HF_SETTING_STREAM_PREPARE_AT_OPEN] = {BOOL_ROW("execution.stream_prepare_at_open", 1),
-                                           .help = "make the current GPU's staging for async "
-                                                   "I/O when the driver opens"},
-    [HF_SETTING_IDLE_POLLERS] = {INT_ROW("execution.idle_pollers", "threads", -1, -1, 1024),
-                                 .help = "idle workers that poll for work before sleeping; -1 = "
-                                         "one fewer than the CPUs on machines of 8 or more, "
-                                         "else none"},
-    [HF_SETTING_PROFILE_STATS] = {INT_ROW("profile.stats", "", 1, 0, 3),
-                                  SIZE_PARAM(hipFileParamProfileStats),
-                                  .env = "HIPFILE_STATS_LEVEL", .live = true,
-                                  .help = "statistics level: 0 = none, 1-3 = levels L1-L3"},
-    [HF_SETTING_PROFILE_NVTX] = {BOOL_ROW("profile.nvtx", 0), BOOL_PARAM(hipFileParamProfileNvtx),
-                                 .live = true,
-                                 .no_effect = "stored; no profiler annotations are emitted",
-                                 .help = "emit profiler range annotations"},
-    [HF_SETTING_PROFILE_STATS_REPORT] = {STRING_ROW("profile.stats_report", ""),
-                                         .check_string = check_any, .env = "HIPFILE_STATS_REPORT",
-                                         .is_path = true, .live = true,
-                                         .help = "at exit, append the statistics to this file; "
-                                                 "empty = no report"},
-    [HF_SETTING_API_CHECK_AGGRESSIVE] = {BOOL_ROW("fs.misc.api_check_aggressive", 0),
+        {.decl = {HFP_INT_SETTING("execution.min_io_threshold_size_kb", 1024, 4, 1048576, "KiB",
+                                  "smallest piece a request is split into"),
+                  .multiple = 4, .live = true},
+         SIZE_PARAM(hipFileParamExecutionMinIOThresholdSizeKB)},
+    [HF_SETTING_MAX_REQUEST_PARALLELISM] =
+        {.decl = {HFP_INT_SETTING("execution.max_request_parallelism", 64, 1, 1024, "pieces",
+                                  "most pieces one request is split into"),
+                  .live = true},
+         SIZE_PARAM(hipFileParamExecutionMaxRequestParallelism)},
+    [HF_SETTING_STREAM_PREPARE_AT_OPEN] = {.decl = {HFP_BOOL_SETTING(
+                                               "execution.stream_prepare_at_open", 1,
+                                               "make the current GPU's staging for async "
+                                               "I/O when the driver opens")}},
+    [HF_SETTING_IDLE_POLLERS] = {.decl = {HFP_INT_SETTING(
+                                     "execution.idle_pollers", -1, -1, 1024, "threads",
+                                     "idle workers that poll for work before sleeping; -1 = "
+                                     "one fewer than the CPUs on machines of 8 or more, "
+                                     "else none")}},
+    [HF_SETTING_PROFILE_STATS] = {.decl = {HFP_INT_SETTING(
+                                               "profile.stats", 1, 0, 3, NULL,
+                                               "statistics level: 0 = none, 1-3 = levels L1-L3"),
+                                           .env = "HIPFILE_STATS_LEVEL", .live = true},
+                                  SIZE_PARAM(hipFileParamProfileStats)},
+    [HF_SETTING_PROFILE_NVTX] = {.decl = {HFP_BOOL_SETTING("profile.nvtx", 0,
+                                                           "emit profiler range annotations"),
+                                          .live = true},
+                                 BOOL_PARAM(hipFileParamProfileNvtx),
+                                 .no_effect = "stored; no profiler annotations are emitted"},
+    [HF_SETTING_PROFILE_STATS_REPORT] =
+        {
+            .decl = {HFP_STRING_SETTING("profile.stats_report", "", NULL,
+                                        "at exit, append the statistics to this file; "
+                                        "empty = no report"),
+                     .env = "HIPFILE_STATS_REPORT", .live = true},
+            .is_path = true},
+    [HF_SETTING_API_CHECK_AGGRESSIVE] = {.decl = {HFP_BOOL_SETTING(
+                                                      "fs.misc.api_check_aggressive", 0,
+                                                      "extra argument checks in every API call"),
+                                                  .live = true},
                                          BOOL_PARAM(hipFileParamFsMiscApiCheckAggressive),
-                                         .live = true,
                                          .no_effect = "stored; every call already checks all of "
-                                                      "its arguments",
-                                         .help = "extra argument checks in every API call"},
+                                                      "its arguments"},
 };
 
 bool hf_setting_path_is_relative(const struct hf_setting *s, const char *value)
@@ -261,7 +293,7 @@ const struct hf_setting *hf_setting_find(const char *key)
     if (key == NULL)
         return NULL;
     for (size_t i = 0; i < HF_SETTING_COUNT; i++) {
-        if (strcmp(hf_settings[i].key, key) == 0)
+        if (strcmp(hf_settings[i].decl.key, key) == 0)
             return &hf_settings[i];
     }
     return NULL;
@@ -296,25 +328,29 @@ bool hf_setting_is_group(const char *prefix)
 {
     size_t len = strlen(prefix);
     for (size_t i = 0; i < HF_SETTING_COUNT; i++) {
-        const char *key = hf_settings[i].key;
+        const char *key = hf_settings[i].decl.key;
         if (strncmp(key, prefix, len) == 0 && key[len] == '.')
             return true;
     }
     return false;
 }
 
+const char *hf_setting_unit(const struct hf_setting *s)
+{
+    return s->decl.unit != NULL ? s->decl.unit : "";
+}
+
 int hf_setting_parse_enum(const struct hf_setting *s, const char *text)
 {
+    int count = 0;
     int index = -1;
-    if (s->parse_enum != NULL) {
-        index = s->parse_enum(text);
-    } else {
-        for (int i = 0; s->names[i] != NULL; i++) {
-            if (strcasecmp(s->names[i], text) == 0)
-                index = i;
-        }
+    for (; s->decl.names[count] != NULL; count++) {
+        if (strcasecmp(s->decl.names[count], text) == 0)
+            index = count;
     }
-    return index >= s->min && index <= s->max ? index : -1;
+    if (s->parse_enum != NULL)
+        index = s->parse_enum(text);
+    return index >= 0 && index < count ? index : -1;
 }
 
 int hf_setting_parse_bool(const char *text)
@@ -332,42 +368,43 @@ int hf_setting_parse_bool(const char *text)
 
 bool hf_setting_int_ok(const struct hf_setting *s, int64_t value)
 {
-    return value >= s->min && value <= s->max && (s->multiple <= 1 || value % s->multiple == 0);
+    const struct hf_setting_decl *d = &s->decl;
+    return value >= d->min && value <= d->max && (d->multiple <= 1 || value % d->multiple == 0);
 }
 
 bool hf_setting_string_ok(const struct hf_setting *s, const char *text)
 {
     if (s->check_string != NULL)
         return s->check_string(text) == NULL;
-    return text[0] != '\0';
+    return true;
 }
 
 const char *hf_setting_describe(const struct hf_setting *s, char *buf, size_t size)
 {
-    switch (s->type) {
+    const struct hf_setting_decl *d = &s->decl;
+    const char *unit = hf_setting_unit(s);
+    switch (hf_setting_type(s)) {
     case HF_TYPE_INT:
-        if (s->multiple > 1)
+        if (d->multiple > 1)
             snprintf(buf, size, "a multiple of %lld from %lld to %lld%s%s%s",
-                     (long long)s->multiple, (long long)s->min, (long long)s->max,
-                     s->unit[0] ? " (" : "", s->unit, s->unit[0] ? ")" : "");
+                     (long long)d->multiple, (long long)d->min, (long long)d->max,
+                     unit[0] ? " (" : "", unit, unit[0] ? ")" : "");
         else
-            snprintf(buf, size, "an integer from %lld to %lld%s%s%s", (long long)s->min,
-                     (long long)s->max, s->unit[0] ? " (" : "", s->unit, s->unit[0] ? ")" : "");
+            snprintf(buf, size, "an integer from %lld to %lld%s%s%s", (long long)d->min,
+                     (long long)d->max, unit[0] ? " (" : "", unit, unit[0] ? ")" : "");
         return buf;
     case HF_TYPE_BOOL:
         return "true or false";
     case HF_TYPE_STRING: {
         /* A checker's complaint about the empty string is the full list of what it accepts. */
         const char *phrase = s->check_string != NULL ? s->check_string("") : NULL;
-        if (phrase != NULL)
-            return phrase;
-        return s->check_string != NULL ? "a string" : "a non-empty string";
+        return phrase != NULL ? phrase : "a string";
     }
     case HF_TYPE_ENUM: {
         size_t used = (size_t)snprintf(buf, size, "one of");
-        for (int i = 0; s->names[i] != NULL && used < size; i++)
+        for (int i = 0; d->names[i] != NULL && used < size; i++)
             used +=
-                (size_t)snprintf(buf + used, size - used, "%s \"%s\"", i ? "," : "", s->names[i]);
+                (size_t)snprintf(buf + used, size - used, "%s \"%s\"", i ? "," : "", d->names[i]);
         return buf;
     }
     case HF_TYPE_LIST:

@@ -1,7 +1,7 @@
 /*
  * The settings table: every key the core knows, with its type, unit, default, range, environment
  * variable and hipFileParam* counterpart. The config file, the environment, the parameter API and
- * hipFileDriverSet* all go through this one table (core/settings.c); the values live in config.c.
+ * hipFileDriverSet* all go through this one table (settings.c); the values live in config_store.c.
  */
 #ifndef HF_CORE_SETTINGS_H
 #define HF_CORE_SETTINGS_H
@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "hipfile/backend.h"
 
 /** Compatibility (POSIX fallback) policy, properties.compat_mode. */
 enum hf_compat_mode {
@@ -61,14 +63,23 @@ enum hf_setting_id {
     HF_SETTING_COUNT                          /**< number of rows */
 };
 
-/** What a setting holds. */
+/**
+ * What a setting holds, as the checks and messages see it: derived from its declaration's type
+ * (hf_setting_type), where a string with a list of names is an enum.
+ */
 enum hf_setting_type {
     HF_TYPE_INT,    /**< integer (sizes, counts, times), stored as int64_t */
     HF_TYPE_BOOL,   /**< true/false */
     HF_TYPE_STRING, /**< text (paths, names) */
-    HF_TYPE_ENUM,   /**< one name out of hf_setting.names, stored as its index */
-    HF_TYPE_LIST, /**< list of strings (plugins.enable); kept by config.c, not in the value store */
-    HF_TYPE_MAP,  /**< group of name = integer (plugins.priority); kept by config.c */
+    HF_TYPE_ENUM,   /**< one name out of decl.names, stored as its index */
+    HF_TYPE_LIST,   /**< list of strings (plugins.enable); kept with the file, not in the store */
+    HF_TYPE_MAP,    /**< group of name = integer (plugins.priority); kept with the file */
+};
+
+/** Declaration types only the core's table uses, beyond the HF_DECL_* a backend may declare. */
+enum hf_setting_core_decl_type {
+    HF_DECL_LIST = 16, /**< HF_TYPE_LIST */
+    HF_DECL_MAP = 17,  /**< HF_TYPE_MAP */
 };
 
 /** Which hipFile*ConfigParameter_t enum (if any) reaches a setting. */
@@ -91,26 +102,21 @@ enum hf_setting_view {
     HF_VIEW_COMPAT_FORCE, /**< true = compat_mode is force; false turns force into allow */
 };
 
-/** One row of the table. */
+/**
+ * One setting: its declaration, in the shape a backend declares its own keys in (key, type, unit,
+ * default, range, names, variable, live, help; plugin keys are rows of this type too, keyed
+ * "plugin.key"), and what only the core's own settings have.
+ */
 struct hf_setting {
-    const char *key;            /**< dotted key as written in the config file */
-    enum hf_setting_type type;  /**< what it holds */
-    const char *unit;           /**< "KiB", "ms", ... or "" */
-    int64_t default_int;        /**< default of an int, bool (0/1) or enum (index) setting */
-    const char *default_string; /**< default of a string setting */
-    int64_t min;                /**< smallest int value accepted */
-    int64_t max;                /**< largest int value accepted */
-    int64_t multiple;           /**< an int value must be a multiple of this; 0 = any */
-    const char *const *names;   /**< enum names, NULL-terminated (HF_TYPE_ENUM only) */
+    struct hf_setting_decl decl; /**< what a backend could declare about it as well */
     /** Parser for an enum setting that accepts more spellings than its names; NULL = names only.
      * Returns the index, or -1. */
     int (*parse_enum)(const char *text);
-    /** Extra validation of a string setting; NULL = any non-empty string. Returns NULL when @p
-     * value is fine, else a phrase saying what is allowed. */
+    /** Extra validation of a string setting; NULL = any string. Returns NULL when @p value is
+     * fine, else a phrase saying what is allowed. */
     const char *(*check_string)(const char *value);
     enum hf_param_kind param_kind; /**< parameter-API enum reaching it */
     int param;                     /**< value in that enum */
-    const char *env;               /**< environment variable overriding it, or NULL */
     enum hf_setting_view view;     /**< HF_VIEW_NONE unless it mirrors another setting */
     /**
      * A file-system path: relative values in the config file are taken from the file's directory;
@@ -119,22 +125,16 @@ struct hf_setting {
      */
     bool is_path;
     /**
-     * May change while the driver is open, and takes effect when it does. Other settings are read
-     * once by the first hipFileDriverOpen; setting one through the parameter API afterwards is
-     * refused with hipFileDriverAlreadyOpen.
-     */
-    bool live;
-    /**
      * Not live, yet read by no setup either: the parameter API changes it only while the driver
      * is closed and refuses it with hipFileDriverAlreadyOpen while the driver is open, as cuFile
      * does for its string parameters and use_pci_p2pdma. The config file and environment still
-     * reach it on every load.
+     * reach it on every load. (Settings that are not decl.live are read once by the first
+     * hipFileDriverOpen; setting one through the parameter API afterwards is refused.)
      */
     bool closed_only;
     /** NULL when the setting acts; else what it does (accepted for compatibility, stored,
      * reported) and why no more, for the documentation. */
     const char *no_effect;
-    const char *help; /**< one line for documentation and hipfile-check */
 };
 
 /** The table, indexed by enum hf_setting_id. */
@@ -155,6 +155,24 @@ bool hf_setting_is_group(const char *prefix);
 int hf_setting_parse_enum(const struct hf_setting *s, const char *text);
 /** 1 for true/yes/on/1, 0 for false/no/off/0 (any case), -1 for anything else. */
 int hf_setting_parse_bool(const char *text);
+/** What @p s holds: its declaration's type, with a named string an enum. */
+static inline enum hf_setting_type hf_setting_type(const struct hf_setting *s)
+{
+    switch (s->decl.type) {
+    case HF_DECL_INT:
+        return HF_TYPE_INT;
+    case HF_DECL_BOOL:
+        return HF_TYPE_BOOL;
+    case HF_DECL_LIST:
+        return HF_TYPE_LIST;
+    case HF_DECL_MAP:
+        return HF_TYPE_MAP;
+    default:
+        return s->decl.names != NULL && s->decl.names[0] != NULL ? HF_TYPE_ENUM : HF_TYPE_STRING;
+    }
+}
+/** @p s's unit, "" when it has none. */
+const char *hf_setting_unit(const struct hf_setting *s);
 /** Whether @p value is within int setting @p s's range and a multiple of its granule. */
 bool hf_setting_int_ok(const struct hf_setting *s, int64_t value);
 /**

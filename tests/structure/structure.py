@@ -6,10 +6,8 @@
   wings CORE_DIR WING,WING,...
                       the core's wings, lowest first: fails when a file of the core sits outside
                       them, or a file of one wing depends on a file of a wing above it.
-  no-loops DIR... [--known FOLDER:NODE,NODE...]...
-                      fails when the files of any one folder under the DIRs depend on each other
-                      in a loop; a loop through exactly the nodes named for its folder by a
-                      --known is printed but does not fail.
+  no-loops DIR...     fails when the files of any one folder under the DIRs depend on each other
+                      in a loop.
 
 "Depends" counts two kinds of arrow: an #include "..." of the other file, and a use of a function
 that the other file defines (not static), named in the code (comments and strings do not count).
@@ -238,8 +236,7 @@ def folders(root):
             yield top, own
 
 
-def no_loops(roots, known):
-    """@p known: folder -> loops (sets of nodes) reported but not failed, each awaiting its fix."""
+def no_loops(roots):
     failed = 0
     for root in roots:
         for folder, files in folders(root):
@@ -251,18 +248,16 @@ def no_loops(roots, known):
             edges = tree.graph()
             members = tree.members()
             for part in components(edges):
-                is_known = set(part) in [set(k) for k in known.get(os.path.normpath(folder), [])]
-                print("%sloop in %s: %s" % ("known " if is_known else "", folder,
-                                             " -> ".join(cycle_in(part, edges))))
+                print("loop in %s: %s" % (folder, " -> ".join(cycle_in(part, edges))))
                 for v in part:
                     print("  %s = %s" % (v, " + ".join(sorted(members[v]))))
-                failed += 0 if is_known else 1
+                failed += 1
     return 1 if failed else 0
 
 
 USAGE = ("usage: structure.py one-door CORE_DIR\n"
          "       structure.py wings CORE_DIR WING,WING,...\n"
-         "       structure.py no-loops DIR... [--known FOLDER:NODE,NODE...]...")
+         "       structure.py no-loops DIR...")
 
 
 def main(argv):
@@ -274,17 +269,7 @@ def main(argv):
     if argv[1] == "wings" and len(argv) == 4:
         return wings(argv[2], argv[3].split(","))
     if argv[1] == "no-loops":
-        roots, known, args = [], {}, argv[2:]
-        while args:
-            if args[0] == "--known" and len(args) > 1 and ":" in args[1]:
-                folder, nodes = args[1].split(":", 1)
-                known.setdefault(os.path.normpath(folder), []).append(nodes.split(","))
-                args = args[2:]
-            else:
-                roots.append(args[0])
-                args = args[1:]
-        if roots:
-            return no_loops(roots, known)
+        return no_loops(argv[2:])
     print(USAGE, file=sys.stderr)
     return 2
 

@@ -108,8 +108,8 @@ class ConfigFixture : public ::testing::Test
     {
         SaveAndUnset("HIPFILE_CONFIG");
         for (const hf_setting &s : hf_settings) {
-            if (s.env != nullptr)
-                SaveAndUnset(s.env);
+            if (s.decl.env != nullptr)
+                SaveAndUnset(s.decl.env);
         }
         for (const hf_setting_decl &d : kFastpathDecls)
             SaveAndUnset(d.env);

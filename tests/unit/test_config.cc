@@ -54,10 +54,10 @@ void ExpectAllDefaults()
         if (id == HF_SETTING_PLUGINS_DIRECTORY && hf_install_plugin_dir() != nullptr) {
             // The plugins beside the library (here: the build tree's), wherever it is installed.
             EXPECT_STREQ(hf_install_plugin_dir(), hf_setting_string(id));
-        } else if (s.type == HF_TYPE_STRING) {
-            EXPECT_STREQ(s.default_string, hf_setting_string(id)) << s.key;
-        } else if (s.type != HF_TYPE_LIST && s.type != HF_TYPE_MAP) {
-            EXPECT_EQ(s.default_int, hf_setting_int(id)) << s.key;
+        } else if (hf_setting_type(&s) == HF_TYPE_STRING) {
+            EXPECT_STREQ(s.decl.default_string, hf_setting_string(id)) << s.decl.key;
+        } else if (hf_setting_type(&s) != HF_TYPE_LIST && hf_setting_type(&s) != HF_TYPE_MAP) {
+            EXPECT_EQ(s.decl.default_int, hf_setting_int(id)) << s.decl.key;
         }
     }
 }
@@ -787,10 +787,10 @@ TEST_F(ConfigTest, ShippedConfigLoadsCleanlyWithBuiltInDefaults)
         enum hf_setting_id id = hf_setting_id_of(&s);
         if (id == HF_SETTING_PLUGINS_DIRECTORY) {
             EXPECT_STREQ(HF_TEST_PLUGIN_DIR, hf_setting_string(id));
-        } else if (s.type == HF_TYPE_STRING) {
-            EXPECT_STREQ(s.default_string, hf_setting_string(id)) << s.key;
-        } else if (s.type != HF_TYPE_LIST && s.type != HF_TYPE_MAP) {
-            EXPECT_EQ(s.default_int, hf_setting_int(id)) << s.key;
+        } else if (hf_setting_type(&s) == HF_TYPE_STRING) {
+            EXPECT_STREQ(s.decl.default_string, hf_setting_string(id)) << s.decl.key;
+        } else if (hf_setting_type(&s) != HF_TYPE_LIST && hf_setting_type(&s) != HF_TYPE_MAP) {
+            EXPECT_EQ(s.decl.default_int, hf_setting_int(id)) << s.decl.key;
         }
     }
     EXPECT_TRUE(hf_config_plugin_enabled("fallback"));
@@ -800,9 +800,9 @@ TEST_F(ConfigTest, EveryKeyIsInTheShippedConfig)
 {
     std::string text = ReadFile(std::string(HF_TEST_BUILD_DIR) + "/hipfile.conf");
     for (const hf_setting &s : hf_settings) {
-        std::string key = s.key;
+        std::string key = s.decl.key;
         std::string leaf = key.substr(key.rfind('.') + 1);
-        EXPECT_NE(std::string::npos, text.find(leaf + " = ")) << s.key;
+        EXPECT_NE(std::string::npos, text.find(leaf + " = ")) << s.decl.key;
     }
 }
 

@@ -239,7 +239,7 @@ TEST_F(DeclaredTest, ListingGivesEveryKeyInTheTablesOrder)
     unsigned n = 0;
     while (hf_config_declared_at("demo", n, &entry) == 0) {
         EXPECT_EQ(&kDemoDecls[n], entry.decl);
-        EXPECT_EQ("demo." + std::string(kDemoDecls[n].key), entry.row->key);
+        EXPECT_EQ("demo." + std::string(kDemoDecls[n].key), entry.row->decl.key);
         n++;
     }
     EXPECT_EQ(kDemoCount, n);

@@ -71,9 +71,9 @@ const char *const kStringNames[] = {
 
 std::string TypeOf(const hf_setting &s)
 {
-    switch (s.type) {
+    switch (hf_setting_type(&s)) {
     case HF_TYPE_INT:
-        return s.unit[0] ? std::string("integer (") + s.unit + ")" : "integer";
+        return hf_setting_unit(&s)[0] ? std::string("integer (") + hf_setting_unit(&s) + ")" : "integer";
     case HF_TYPE_BOOL:
         return s.view != HF_VIEW_NONE ? "boolean, a view of ``properties.compat_mode``" : "boolean";
     case HF_TYPE_STRING:
@@ -90,18 +90,18 @@ std::string TypeOf(const hf_setting &s)
 
 std::string DefaultOf(const hf_setting &s)
 {
-    switch (s.type) {
+    switch (hf_setting_type(&s)) {
     case HF_TYPE_INT:
-        return "``" + std::to_string(s.default_int) + "``";
+        return "``" + std::to_string(s.decl.default_int) + "``";
     case HF_TYPE_BOOL:
-        return s.default_int ? "``true``" : "``false``";
+        return s.decl.default_int ? "``true``" : "``false``";
     case HF_TYPE_STRING:
         // The plugin directory is chosen when the library is built.
         if (hf_setting_id_of(&s) == HF_SETTING_PLUGINS_DIRECTORY)
             return "``<libdir>/hipfile/plugins``";
-        return std::string("``\"") + s.default_string + "\"``";
+        return std::string("``\"") + s.decl.default_string + "\"``";
     case HF_TYPE_ENUM:
-        return std::string("``\"") + s.names[s.default_int] + "\"``";
+        return std::string("``\"") + s.decl.names[s.decl.default_int] + "\"``";
     case HF_TYPE_LIST:
         return "``[]`` (every plugin)";
     case HF_TYPE_MAP:
@@ -141,7 +141,7 @@ std::string Escape(const std::string &text)
 // The group a key is listed under: its first dotted part (fs.misc.api_check_aggressive is in fs).
 std::string GroupOf(const hf_setting &s)
 {
-    std::string key = s.key;
+    std::string key = s.decl.key;
     return key.substr(0, key.find('.'));
 }
 
@@ -171,20 +171,20 @@ void RenderRow(std::ostringstream &out, std::string &group, const hf_setting &s,
         out << "\n" << title << "\n" << std::string(title.size(), '~') << "\n";
     }
     char allowed[512];
-    out << "\n.. _setting-" << s.key << ":\n\n"
-        << "``" << s.key << "``\n"
-        << "   " << Escape(s.help) << "\n";
+    out << "\n.. _setting-" << s.decl.key << ":\n\n"
+        << "``" << s.decl.key << "``\n"
+        << "   " << Escape(s.decl.help) << "\n";
     if (s.no_effect != nullptr)
         out << "\n   *Accepted for compatibility:* " << Escape(s.no_effect) << "\n";
     out << "\n   :type: " << TypeOf(s) << "\n"
         << "   :default: " << default_text << "\n"
         << "   :accepts: " << Escape(hf_setting_describe(&s, allowed, sizeof(allowed))) << "\n";
-    if (s.env != nullptr)
-        out << "   :environment: ``" << s.env << "``\n";
+    if (s.decl.env != nullptr)
+        out << "   :environment: ``" << s.decl.env << "``\n";
     if (s.param_kind != HF_PARAM_NONE)
         out << "   :parameter: " << ParamOf(s) << "\n";
     out << "   :live: "
-        << (s.live          ? "yes"
+        << (s.decl.live          ? "yes"
             : s.closed_only ? "while the driver is closed"
                             : "no")
         << "\n";

@@ -78,13 +78,13 @@ TEST_F(ParamsTest, EverySizeTParameterRoundTrips)
         auto param = static_cast<hipFileSizeTConfigParameter_t>(p);
         const hf_setting *row = hf_setting_by_param(HF_PARAM_SIZE_T, p);
         ASSERT_NE(nullptr, row) << p;
-        int64_t granule = row->multiple > 1 ? row->multiple : 1;
-        for (int64_t v : {row->min, row->max, (row->min + row->max) / 2 / granule * granule}) {
-            ASSERT_EQ(hipFileSuccess, hipFileSetParameterSizeT(param, (size_t)v).err) << row->key;
+        int64_t granule = row->decl.multiple > 1 ? row->decl.multiple : 1;
+        for (int64_t v : {row->decl.min, row->decl.max, (row->decl.min + row->decl.max) / 2 / granule * granule}) {
+            ASSERT_EQ(hipFileSuccess, hipFileSetParameterSizeT(param, (size_t)v).err) << row->decl.key;
             size_t got = 0;
             ASSERT_EQ(hipFileSuccess, hipFileGetParameterSizeT(param, &got).err);
-            EXPECT_EQ((size_t)v, got) << row->key;
-            EXPECT_EQ(v, hf_setting_int(hf_setting_id_of(row))) << row->key;
+            EXPECT_EQ((size_t)v, got) << row->decl.key;
+            EXPECT_EQ(v, hf_setting_int(hf_setting_id_of(row))) << row->decl.key;
         }
     }
 }
