@@ -23,14 +23,6 @@ static void params_config_ready(void)
     (void)hf_config_ensure_loaded();
 }
 
-static const struct hf_setting *param_row(enum hf_param_kind kind, int param, const char *func)
-{
-    const struct hf_setting *s = hf_setting_by_param(kind, param);
-    if (s == NULL)
-        hf_error("%s: unknown parameter %d", func, param);
-    return s;
-}
-
 /*
  * Settings that only setup reads (threads, buffer sizes) cannot change once it ran; accepting
  * the call would report a value the library does not use. cuFile refuses such calls the same way,
@@ -56,46 +48,64 @@ static bool settable_now(const struct hf_setting *s, const char *func)
     return false;
 }
 
-static hipFileError_t null_argument(const char *func, const char *name)
+/*
+ * The row parameter @p param of @p kind names, once every check a call of @p func makes before
+ * acting has passed, in the order the calls make them: a known parameter, then the argument
+ * @p arg (named @p arg_name; none when NULL) not NULL, then, for a set (@p to_set), a setting that
+ * may change now. NULL with *status_p set when one fails.
+ */
+static const struct hf_setting *param_row(enum hf_param_kind kind, int param, const char *func,
+                                          const void *arg, const char *arg_name, bool to_set,
+                                          hipFileError_t *status_p)
 {
-    hf_error("%s: %s is NULL", func, name);
-    return hf_status(hipFileInvalidValue);
+    const struct hf_setting *s = hf_setting_by_param(kind, param);
+    *status_p = hf_status(hipFileInvalidValue);
+    if (s == NULL) {
+        hf_error("%s: unknown parameter %d", func, param);
+        return NULL;
+    }
+    if (arg_name != NULL && arg == NULL) {
+        hf_error("%s: %s is NULL", func, arg_name);
+        return NULL;
+    }
+    params_config_ready();
+    if (to_set && !settable_now(s, func)) {
+        *status_p = hf_status(hipFileDriverAlreadyOpen);
+        return NULL;
+    }
+    *status_p = hf_status(hipFileSuccess);
+    return s;
 }
 
 HIPFILE_API hipFileError_t hipFileGetParameterSizeT(hipFileSizeTConfigParameter_t param,
                                                     size_t *value)
 {
-    const struct hf_setting *s = param_row(HF_PARAM_SIZE_T, (int)param, __func__);
-    if (s == NULL)
-        return hf_status(hipFileInvalidValue);
-    if (value == NULL)
-        return null_argument(__func__, "value");
-    params_config_ready();
-    *value = (size_t)hf_setting_int(hf_setting_id_of(s));
-    return hf_status(hipFileSuccess);
+    hipFileError_t status;
+    const struct hf_setting *s =
+        param_row(HF_PARAM_SIZE_T, (int)param, __func__, value, "value", false, &status);
+    if (s != NULL)
+        *value = (size_t)hf_setting_int(hf_setting_id_of(s));
+    return status;
 }
 
 HIPFILE_API hipFileError_t hipFileGetParameterBool(hipFileBoolConfigParameter_t param, bool *value)
 {
-    const struct hf_setting *s = param_row(HF_PARAM_BOOL, (int)param, __func__);
-    if (s == NULL)
-        return hf_status(hipFileInvalidValue);
-    if (value == NULL)
-        return null_argument(__func__, "value");
-    params_config_ready();
-    *value = hf_setting_bool(hf_setting_id_of(s));
-    return hf_status(hipFileSuccess);
+    hipFileError_t status;
+    const struct hf_setting *s =
+        param_row(HF_PARAM_BOOL, (int)param, __func__, value, "value", false, &status);
+    if (s != NULL)
+        *value = hf_setting_bool(hf_setting_id_of(s));
+    return status;
 }
 
 HIPFILE_API hipFileError_t hipFileGetParameterString(hipFileStringConfigParameter_t param,
                                                      char *desc_str, int len)
 {
-    const struct hf_setting *s = param_row(HF_PARAM_STRING, (int)param, __func__);
+    hipFileError_t status;
+    const struct hf_setting *s =
+        param_row(HF_PARAM_STRING, (int)param, __func__, desc_str, "desc_str", false, &status);
     if (s == NULL)
-        return hf_status(hipFileInvalidValue);
-    if (desc_str == NULL)
-        return null_argument(__func__, "desc_str");
-    params_config_ready();
+        return status;
     const char *text = hf_setting_string(hf_setting_id_of(s));
     size_t need = strlen(text) + 1;
     if (len <= 0 || (size_t)len < need) {
@@ -104,55 +114,46 @@ HIPFILE_API hipFileError_t hipFileGetParameterString(hipFileStringConfigParamete
         return hf_status(hipFileInvalidValue);
     }
     memcpy(desc_str, text, need);
-    return hf_status(hipFileSuccess);
+    return status;
+}
+
+/* What hf_setting_set_* returned, as the parameter calls report it. */
+static hipFileError_t set_status(int rc)
+{
+    return hf_status(rc < 0 ? hipFileInvalidValue : hipFileSuccess);
 }
 
 HIPFILE_API hipFileError_t hipFileSetParameterSizeT(hipFileSizeTConfigParameter_t param,
                                                     size_t value)
 {
-    const struct hf_setting *s = param_row(HF_PARAM_SIZE_T, (int)param, __func__);
+    hipFileError_t status;
+    const struct hf_setting *s =
+        param_row(HF_PARAM_SIZE_T, (int)param, __func__, NULL, NULL, true, &status);
     if (s == NULL)
-        return hf_status(hipFileInvalidValue);
-    params_config_ready();
-    if (!settable_now(s, __func__))
-        return hf_status(hipFileDriverAlreadyOpen);
+        return status;
     if (value > (size_t)INT64_MAX) {
         hf_error("%s: %s = %zu is out of range; expected at most %lld", __func__, s->decl.key,
                  value, (long long)s->decl.max);
         return hf_status(hipFileInvalidValue);
     }
-    if (hf_setting_set_int(hf_setting_id_of(s), (int64_t)value) < 0)
-        return hf_status(hipFileInvalidValue);
-    return hf_status(hipFileSuccess);
+    return set_status(hf_setting_set_int(hf_setting_id_of(s), (int64_t)value));
 }
 
 HIPFILE_API hipFileError_t hipFileSetParameterBool(hipFileBoolConfigParameter_t param, bool value)
 {
-    const struct hf_setting *s = param_row(HF_PARAM_BOOL, (int)param, __func__);
-    if (s == NULL)
-        return hf_status(hipFileInvalidValue);
-    params_config_ready();
-    if (!settable_now(s, __func__))
-        return hf_status(hipFileDriverAlreadyOpen);
-    if (hf_setting_set_bool(hf_setting_id_of(s), value) < 0)
-        return hf_status(hipFileInvalidValue);
-    return hf_status(hipFileSuccess);
+    hipFileError_t status;
+    const struct hf_setting *s =
+        param_row(HF_PARAM_BOOL, (int)param, __func__, NULL, NULL, true, &status);
+    return s == NULL ? status : set_status(hf_setting_set_bool(hf_setting_id_of(s), value));
 }
 
 HIPFILE_API hipFileError_t hipFileSetParameterString(hipFileStringConfigParameter_t param,
                                                      const char *desc_str)
 {
-    const struct hf_setting *s = param_row(HF_PARAM_STRING, (int)param, __func__);
-    if (s == NULL)
-        return hf_status(hipFileInvalidValue);
-    if (desc_str == NULL)
-        return null_argument(__func__, "desc_str");
-    params_config_ready();
-    if (!settable_now(s, __func__))
-        return hf_status(hipFileDriverAlreadyOpen);
-    if (hf_setting_set_string(hf_setting_id_of(s), desc_str) < 0)
-        return hf_status(hipFileInvalidValue);
-    return hf_status(hipFileSuccess);
+    hipFileError_t status;
+    const struct hf_setting *s =
+        param_row(HF_PARAM_STRING, (int)param, __func__, desc_str, "desc_str", true, &status);
+    return s == NULL ? status : set_status(hf_setting_set_string(hf_setting_id_of(s), desc_str));
 }
 
 /*
