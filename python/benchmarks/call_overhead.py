@@ -83,7 +83,7 @@ def main():
         buffer = make_buffer(args.buffer, args.size)
         with hipfile.File(path) as f:
             def wrapped():
-                f.read(buffer, args.size, 0, 0)
+                f.read(buffer, args.size, 0)
 
             read = _lib.library().hipFileRead
             address = hipfile._buffers.resolve(buffer, True, "read").address

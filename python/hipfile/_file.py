@@ -57,20 +57,28 @@ def _executor():
 
 
 class IOFuture:
-    """The result of :meth:`File.pread` or :meth:`File.pwrite`, as ``kvikio.IOFuture``."""
+    """The result of :meth:`File.pread` or :meth:`File.pwrite`, as ``kvikio.IOFuture``.
 
-    __slots__ = ("_future",)
+    A request split into tasks (``task_size``) is one future over all of them.
+    """
 
-    def __init__(self, future):
-        self._future = future
+    __slots__ = ("_futures", "_operation")
+
+    def __init__(self, futures, operation):
+        self._futures = futures
+        self._operation = operation
 
     def get(self):
-        """Wait for the transfer; return the bytes moved, or raise its :class:`HipFileError`."""
-        return self._future.result()
+        """Wait for the transfer; return the bytes moved, or raise its :class:`HipFileError`.
+
+        Every task has finished when it returns or raises, so the buffer is free to reuse.
+        """
+        concurrent.futures.wait(self._futures)
+        return sum(future.result() for future in self._futures)
 
     def done(self):
         """True once the transfer has finished, successfully or not."""
-        return self._future.done()
+        return all(future.done() for future in self._futures)
 
 
 def _flags_of(mode):
@@ -93,6 +101,31 @@ def _check_offset(value, what, operation):
     if isinstance(value, bool) or not isinstance(value, int):
         raise HipFileError(_INVALID, operation, "%s must be an integer, got %r" % (what, value))
     return value
+
+
+def _check_task_size(task_size, operation):
+    if task_size is None:
+        return None
+    if isinstance(task_size, bool) or not isinstance(task_size, int) or task_size < 1:
+        raise HipFileError(_INVALID, operation,
+                           "task_size must be a positive integer or None, got %r" % (task_size,))
+    return task_size
+
+
+class _Pieces:
+    """One request cut into tasks, releasing its buffer once the last task has finished."""
+
+    def __init__(self, buffer, count):
+        self.buffer = buffer
+        self._left = count
+        self._lock = threading.Lock()
+
+    def finished(self, _future=None):
+        with self._lock:
+            self._left -= 1
+            last = self._left == 0
+        if last:
+            self.buffer.release()
 
 
 class File:
@@ -203,10 +236,11 @@ class File:
             raise HipFileError(CODES["hipFileHandleNotRegistered"], operation,
                                "the file is closed")
 
-    def _prepare(self, buf, size, file_offset, dev_offset, writable, operation):
+    def _prepare(self, buf, size, file_offset, dev_offset, task_size, writable, operation):
         self._check_open(operation)
         _check_offset(file_offset, "file_offset", operation)
         _check_offset(dev_offset, "dev_offset", operation)
+        _check_task_size(task_size, operation)
         buffer = _buffers.resolve(buf, writable, operation)
         if size is None:
             size = max(buffer.nbytes - max(dev_offset, 0), 0)
@@ -219,59 +253,110 @@ class File:
             raise HipFileError(_INVALID, operation, "buffer too small: %d bytes at offset %d "
                                "do not fit in a buffer of %d bytes"
                                % (size, dev_offset, buffer.nbytes))
-        return buffer, size
+        return buffer, size, task_size
+
+    def _call(self, function, address, size, file_offset, dev_offset, operation):
+        return check_size(function(self._handle, address, size, file_offset, dev_offset),
+                          operation)
 
     def _transfer(self, function, buffer, size, file_offset, dev_offset, operation):
         try:
-            result = function(self._handle, buffer.address, size, file_offset, dev_offset)
-            return check_size(result, operation)
+            return self._call(function, buffer.address, size, file_offset, dev_offset, operation)
         finally:
             buffer.release()
 
-    def read(self, buf, size=None, file_offset=0, dev_offset=0):
-        """Read ``size`` bytes (default: the rest of ``buf`` after ``dev_offset``) from
-        ``file_offset`` into ``buf`` at ``dev_offset``; wait, and return the bytes read.
-
-        Fewer than ``size`` only at the end of the file. Raises :class:`HipFileError`.
-        """
-        buffer, size = self._prepare(buf, size, file_offset, dev_offset, True, "read")
-        return self._transfer(_lib.library().hipFileRead, buffer, size, file_offset, dev_offset,
-                              "read")
-
-    def write(self, buf, size=None, file_offset=0, dev_offset=0):
-        """Write ``size`` bytes (default: the rest of ``buf`` after ``dev_offset``) of ``buf``
-        at ``dev_offset`` to ``file_offset``; wait, and return the bytes written.
-
-        Raises :class:`HipFileError`.
-        """
-        buffer, size = self._prepare(buf, size, file_offset, dev_offset, False, "write")
-        return self._transfer(_lib.library().hipFileWrite, buffer, size, file_offset,
-                              dev_offset, "write")
-
-    def _submit(self, function, buffer, size, file_offset, dev_offset, operation):
-        future = _executor().submit(self._transfer, function, buffer, size, file_offset,
-                                    dev_offset, operation)
+    def _start(self, function, buffer, size, file_offset, dev_offset, task_size, operation):
+        """The request on the pool, cut into tasks of ``task_size`` bytes (one task for None),
+        as KvikIO cuts it; each task is one library call at its own offsets."""
+        step = size if task_size is None or task_size >= size else task_size
+        starts = range(0, size, step) if size > 0 else (0,)
+        pieces = _Pieces(buffer, len(starts))
+        pool = _executor()
+        futures = []
+        try:
+            for start in starts:
+                futures.append(pool.submit(self._call, function, buffer.address,
+                                           min(step, size - start), file_offset + start,
+                                           dev_offset + start, operation))
+        except BaseException:
+            # The pool refused the rest (set_num_threads shut it down): wait for what started.
+            concurrent.futures.wait(futures)
+            buffer.release()
+            raise
         with self._lock:
-            self._pending.add(future)
-        future.add_done_callback(self._forget)
-        return IOFuture(future)
+            self._pending.update(futures)
+        for future in futures:
+            future.add_done_callback(pieces.finished)
+            future.add_done_callback(self._forget)
+        return IOFuture(futures, operation)
 
     def _forget(self, future):
         with self._lock:
             self._pending.discard(future)
 
-    def pread(self, buf, size=None, file_offset=0, dev_offset=0):
-        """Start :meth:`read` on a worker thread and return an :class:`IOFuture` at once.
+    def read(self, buf, size=None, file_offset=0, task_size=None, *, dev_offset=0):
+        """Read ``size`` bytes (default: the rest of ``buf`` after ``dev_offset``) from
+        ``file_offset`` into ``buf``; wait, and return the bytes read.
+
+        The signature is ``kvikio.CuFile.read``'s. ``task_size`` cuts the request into tasks of
+        that many bytes run at once on the package's threads (:func:`set_num_threads`); ``None``
+        makes one library call, which the library splits across its own workers. ``dev_offset``
+        (keyword only) is where in ``buf`` the data goes. Fewer than ``size`` bytes only at the
+        end of the file. Raises :class:`HipFileError`.
+        """
+        buffer, size, task_size = self._prepare(buf, size, file_offset, dev_offset, task_size,
+                                                True, "read")
+        if task_size is None:
+            return self._transfer(_lib.library().hipFileRead, buffer, size, file_offset,
+                                  dev_offset, "read")
+        return self._start(_lib.library().hipFileRead, buffer, size, file_offset, dev_offset,
+                           task_size, "read").get()
+
+    def write(self, buf, size=None, file_offset=0, task_size=None, *, dev_offset=0):
+        """Write ``size`` bytes (default: the rest of ``buf`` after ``dev_offset``) of ``buf``
+        to ``file_offset``; wait, and return the bytes written.
+
+        Arguments as for :meth:`read`. Raises :class:`HipFileError`.
+        """
+        buffer, size, task_size = self._prepare(buf, size, file_offset, dev_offset, task_size,
+                                                False, "write")
+        if task_size is None:
+            return self._transfer(_lib.library().hipFileWrite, buffer, size, file_offset,
+                                  dev_offset, "write")
+        return self._start(_lib.library().hipFileWrite, buffer, size, file_offset, dev_offset,
+                           task_size, "write").get()
+
+    def pread(self, buf, size=None, file_offset=0, task_size=None, *, dev_offset=0):
+        """Start :meth:`read` on the package's threads and return an :class:`IOFuture` at once.
 
         Argument errors (closed file, unusable or too small buffer) raise here; errors of the
         transfer itself are raised by :meth:`IOFuture.get`. ``buf`` must stay alive until then.
         """
-        buffer, size = self._prepare(buf, size, file_offset, dev_offset, True, "read")
-        return self._submit(_lib.library().hipFileRead, buffer, size, file_offset, dev_offset,
-                            "read")
+        buffer, size, task_size = self._prepare(buf, size, file_offset, dev_offset, task_size,
+                                                True, "read")
+        return self._start(_lib.library().hipFileRead, buffer, size, file_offset, dev_offset,
+                           task_size, "read")
 
-    def pwrite(self, buf, size=None, file_offset=0, dev_offset=0):
-        """Start :meth:`write` on a worker thread and return an :class:`IOFuture` at once."""
-        buffer, size = self._prepare(buf, size, file_offset, dev_offset, False, "write")
-        return self._submit(_lib.library().hipFileWrite, buffer, size, file_offset,
-                            dev_offset, "write")
+    def pwrite(self, buf, size=None, file_offset=0, task_size=None, *, dev_offset=0):
+        """Start :meth:`write` on the package's threads and return an :class:`IOFuture` at once."""
+        buffer, size, task_size = self._prepare(buf, size, file_offset, dev_offset, task_size,
+                                                False, "write")
+        return self._start(_lib.library().hipFileWrite, buffer, size, file_offset, dev_offset,
+                           task_size, "write")
+
+    def raw_read(self, buf, size=None, file_offset=0, dev_offset=0):
+        """One ``hipFileRead`` call on this thread, as ``kvikio.CuFile.raw_read``: ``size``
+        bytes (default: the rest of ``buf`` after ``dev_offset``) from ``file_offset`` into
+        ``buf`` at ``dev_offset``. Returns the bytes read; raises :class:`HipFileError`."""
+        buffer, size, _ = self._prepare(buf, size, file_offset, dev_offset, None, True,
+                                        "raw_read")
+        return self._transfer(_lib.library().hipFileRead, buffer, size, file_offset, dev_offset,
+                              "raw_read")
+
+    def raw_write(self, buf, size=None, file_offset=0, dev_offset=0):
+        """One ``hipFileWrite`` call on this thread, as ``kvikio.CuFile.raw_write``. Returns the
+        bytes written; raises :class:`HipFileError`."""
+        buffer, size, _ = self._prepare(buf, size, file_offset, dev_offset, None, False,
+                                        "raw_write")
+        return self._transfer(_lib.library().hipFileWrite, buffer, size, file_offset,
+                              dev_offset, "raw_write")

@@ -175,7 +175,7 @@ def _read_all(path, tensors, allocate):
             target = allocate(info)
             results[info.name] = target
             if info.nbytes:
-                futures.append((info, source.pread(target, info.nbytes, info.offset, 0)))
+                futures.append((info, source.pread(target, info.nbytes, info.offset)))
         for info, future in futures:
             got = future.get()
             if got != info.nbytes:
@@ -333,8 +333,8 @@ def save_file(tensors, path, metadata=None):
         described[name] = _describe(name, tensor)
     header, order = build_header([(n,) + d for n, d in described.items()], metadata)
     with _file.File(path, "w") as target:
-        target.write(bytearray(header), len(header), 0, 0)
-        futures = [target.pwrite(tensors[name], nbytes, len(header) + offset, 0)
+        target.write(bytearray(header), len(header), 0)
+        futures = [target.pwrite(tensors[name], nbytes, len(header) + offset)
                    for name, offset, nbytes in order if nbytes]
         for future in futures:
             future.get()

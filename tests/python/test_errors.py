@@ -58,7 +58,7 @@ def test_buffer_too_small(data_file):
     with hipfile.File(data_file) as f:
         for size, dev_offset in ((11, 0), (10, 1), (1, 10)):
             with pytest.raises(hipfile.HipFileError, match="buffer too small") as caught:
-                f.read(bytearray(10), size, 0, dev_offset)
+                f.read(bytearray(10), size, 0, dev_offset=dev_offset)
             assert caught.value.code == INVALID
 
 
@@ -68,12 +68,15 @@ def test_bad_offsets_and_sizes(data_file):
             f.read(bytearray(10), 10, -1)
         assert caught.value.name == "EINVAL"
         with pytest.raises(hipfile.HipFileError) as caught:
-            f.read(bytearray(10), 5, 0, -1)
+            f.read(bytearray(10), 5, 0, dev_offset=-1)
         assert caught.value.name == "EINVAL"
-        for bad in ((-1, 0, 0), (1.5, 0, 0), (1, "0", 0), (1, 0, None)):
+        for bad in ({"size": -1}, {"size": 1.5}, {"file_offset": "0"}, {"dev_offset": None},
+                    {"task_size": 0}, {"task_size": -4096}, {"task_size": 4096.0},
+                    {"task_size": True}):
             with pytest.raises(hipfile.HipFileError) as caught:
-                f.read(bytearray(10), *bad)
+                f.read(bytearray(10), **bad)
             assert caught.value.code == INVALID
+            assert next(iter(bad)) in str(caught.value)
 
 
 def test_unusable_buffers(data_file):

@@ -30,7 +30,7 @@ def test_read_odd_sizes_and_offsets(workdir, size, file_offset, dev_offset):
     write_file(path, data)
     out = np.zeros(dev_offset + size + 5, dtype=np.uint8)
     with hipfile.File(path) as f:
-        assert f.read(out, size, file_offset, dev_offset) == size
+        assert f.read(out, size, file_offset, dev_offset=dev_offset) == size
     assert np.array_equal(out[dev_offset:dev_offset + size], data[file_offset:file_offset + size])
     assert not out[:dev_offset].any() and not out[dev_offset + size:].any()
 
@@ -41,7 +41,7 @@ def test_write_then_read_back(workdir, size, file_offset, dev_offset):
     data = pattern(dev_offset + size, size + 1)
     path = os.path.join(workdir, "data.bin")
     with hipfile.File(path, "w") as f:
-        assert f.write(data, size, file_offset, dev_offset) == size
+        assert f.write(data, size, file_offset, dev_offset=dev_offset) == size
     assert os.path.getsize(path) == file_offset + size
     with open(path, "rb") as stream:
         stream.seek(file_offset)
@@ -84,11 +84,11 @@ def test_futures(workdir):
     data = pattern(1 << 20)
     path = os.path.join(workdir, "data.bin")
     with hipfile.File(path, "w+") as f:
-        futures = [f.pwrite(data, 1 << 16, i << 16, i << 16) for i in range(16)]
+        futures = [f.pwrite(data, 1 << 16, i << 16, dev_offset=i << 16) for i in range(16)]
         assert [future.get() for future in futures] == [1 << 16] * 16
         assert all(future.done() for future in futures)
         out = np.zeros_like(data)
-        futures = [f.pread(out, 1 << 16, i << 16, i << 16) for i in reversed(range(16))]
+        futures = [f.pread(out, 1 << 16, i << 16, dev_offset=i << 16) for i in reversed(range(16))]
         assert sum(future.get() for future in futures) == 1 << 20
     assert np.array_equal(out, data)
 
@@ -190,9 +190,9 @@ def test_device_memory_through_cuda_array_interface(workdir, device_array):
     with hipfile.File(path, "w+") as f:
         assert f.write(source) == len(data)
         target = device_array(len(data) + 4096 + 3, "<f4")
-        assert f.read(target, len(data), 0, 4096) == len(data)
+        assert f.read(target, len(data), 0, dev_offset=4096) == len(data)
         with pytest.raises(hipfile.HipFileError) as caught:
-            f.read(target, len(data) + 4, 0, 4096)
+            f.read(target, len(data) + 4, 0, dev_offset=4096)
         assert caught.value.code == hipfile.CODES["hipFileInvalidValue"]
     assert target.download()[4096:4096 + len(data)] == data.tobytes()
     assert hipfile.stats()["read_bytes"] >= len(data)
@@ -298,3 +298,64 @@ def test_dlpack_device_tensor(workdir, device_array):
     with hipfile.File(path) as f:
         assert f.read(exporter) == len(data)
     assert memory.download() == data.tobytes()
+
+
+# KvikIO's signatures: read(buf, size=None, file_offset=0, task_size=None), dev_offset by keyword.
+@pytest.mark.parametrize("nbytes,task_size", [(3000, 1), (3000, 7), ((1 << 20) + 12345, 4096),
+                                              ((1 << 20) + 12345, 65536 + 3),
+                                              ((1 << 20) + 12345, 1 << 20)])
+def test_task_size_cuts_a_request_into_tasks_exactly(workdir, nbytes, task_size):
+    data = pattern(nbytes, task_size)
+    path = os.path.join(workdir, "data.bin")
+    size = len(data) - 1000
+    with hipfile.File(path, "w+") as f:
+        # The fourth positional argument is task_size, as in kvikio.CuFile.
+        assert f.write(data, size, 0, task_size) == size
+        out = np.zeros(len(data), dtype=np.uint8)
+        assert f.read(out, size, 0, task_size) == size
+        assert np.array_equal(out[:size], data[:size]) and not out[size:].any()
+        # Tasks past the end of the file read nothing; the total is what the file holds.
+        out[:] = 0
+        assert f.pread(out, len(data), 500, task_size).get() == size - 500
+        assert np.array_equal(out[:size - 500], data[500:size])
+
+
+def test_task_size_with_dev_offset_and_a_write_future(workdir):
+    data = pattern(300000, 5)
+    path = os.path.join(workdir, "data.bin")
+    with hipfile.File(path, "w+") as f:
+        future = f.pwrite(data, 200000, 7, 4096, dev_offset=100)
+        assert future.get() == 200000 and future.done()
+        out = np.zeros(250000, dtype=np.uint8)
+        assert f.read(out, 200000, 7, 65536, dev_offset=50000) == 200000
+    assert np.array_equal(out[50000:250000], data[100:200100])
+
+
+def test_dev_offset_is_keyword_only(workdir):
+    path = os.path.join(workdir, "data.bin")
+    write_file(path, pattern(100))
+    with hipfile.File(path) as f:
+        for call in (f.read, f.pread, f.write, f.pwrite):
+            with pytest.raises(TypeError):
+                call(bytearray(100), 10, 0, None, 5)
+
+
+def test_a_failed_task_fails_the_whole_request(workdir):
+    path = os.path.join(workdir, "data.bin")
+    write_file(path, pattern(100000))
+    with hipfile.File(path) as f:
+        # The tasks at negative offsets fail in the library; get() raises once all have ended.
+        with pytest.raises(hipfile.HipFileError) as caught:
+            f.read(bytearray(100000), 100000, -50000, 10000)
+        assert caught.value.name == "EINVAL"
+
+
+def test_raw_read_and_raw_write_are_one_call_with_dev_offset(workdir):
+    data = pattern(70000, 9)
+    path = os.path.join(workdir, "data.bin")
+    with hipfile.File(path, "w+") as f:
+        assert f.raw_write(data, 60000, 11, 5) == 60000
+        out = np.zeros(70000, dtype=np.uint8)
+        assert f.raw_read(out, 60000, 11, 3) == 60000
+        assert f.raw_read(out, 10, 1 << 20) == 0
+    assert np.array_equal(out[3:60003], data[5:60005])
