@@ -149,6 +149,14 @@ def _from_dlpack(obj, writable, operation):
     return Buffer(address, _product(shape) * itemsize, device, keep=(obj, capsule))
 
 
+def _from_torch_cpu(obj, operation):
+    # A PyTorch CPU tensor has no buffer protocol, and the DLPack export of older PyTorch (1.13)
+    # refuses bool and float8 tensors; its own pointer and size serve every dtype.
+    if not obj.is_contiguous():
+        raise HipFileError(_INVALID, operation, "the tensor is not contiguous")
+    return Buffer(obj.data_ptr(), obj.numel() * obj.element_size(), False, keep=obj)
+
+
 def _from_buffer_protocol(obj, writable, operation):
     view = _PyBuffer()
     flags = _PYBUF_WRITABLE if writable else 0
@@ -167,6 +175,10 @@ def resolve(obj, writable, operation):
     """
     if hasattr(obj, "__cuda_array_interface__"):
         return _from_cuda_array_interface(obj, writable, operation)
+    if type(obj).__module__.split(".")[0] == "torch" and getattr(obj, "is_cpu", False):
+        buffer = _from_torch_cpu(obj, operation)
+        _driver.allow_host_memory()
+        return buffer
     dlpack_device = None
     if hasattr(obj, "__dlpack_device__"):
         dlpack_device = obj.__dlpack_device__()[0]

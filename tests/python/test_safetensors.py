@@ -147,7 +147,7 @@ MALFORMED = {
                         data=b"xxx"), "not where the previous one ends"),
     "file shorter than header says": (
         corrupt({"a": {"dtype": "U8", "shape": [4], "data_offsets": [0, 4]}}, data=b"xx"),
-        "the tensors end at byte"),
+        r"tensor 'a' ends at byte \d+, past the end of the file"),
     "trailing bytes": (corrupt({"a": {"dtype": "U8", "shape": [1], "data_offsets": [0, 1]}},
                                data=b"xy"), "the tensors end at byte"),
     "bad metadata": (corrupt({"__metadata__": {"a": 1}}), "__metadata__"),

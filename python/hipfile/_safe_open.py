@@ -1,0 +1,301 @@
+"""``safe_open``: the ``safetensors`` package's lazy reader, reading through the library.
+
+Opening reads the header alone and registers the file once. ``get_tensor`` reads one tensor's
+bytes straight into memory of the framework and device asked for, in one library call.
+``get_slice(name)[...]`` reads only the bytes the selection needs: a selection along the leading
+dimension (a row slice, how tensor-parallel loaders take their share) is one contiguous range, read
+straight into the result; any other selection reads the rows it spans, the smallest range that
+holds it, into a temporary on the same device and is cut from there (docs/python/api.rst says why
+that measures faster than one read per piece).
+"""
+
+import os
+
+from . import _file
+from ._st_format import DTYPE_SIZES, SafetensorError, read_header, _ARRAY_DTYPES, _TORCH_DTYPES
+
+_FRAMEWORKS = {"pt": "pt", "torch": "pt", "pytorch": "pt", "np": "np", "numpy": "np",
+               "cupy": "cupy"}
+
+
+def _device_of(device, framework, filename):
+    """``("cpu", None)`` or ``("cuda", index)`` for a device the framework can hold."""
+    if isinstance(device, int) and not isinstance(device, bool):
+        kind, index = ("cuda", device) if device >= 0 else (None, None)
+    elif isinstance(device, str) and device == "cpu":
+        kind, index = "cpu", None
+    elif isinstance(device, str) and (device == "cuda" or device.startswith("cuda:")):
+        text = device[5:]
+        kind, index = ("cuda", int(text)) if text.isdigit() else ("cuda", None)
+        if device != "cuda" and not text.isdigit():
+            kind = None
+    else:
+        kind, index = None, None
+    if kind is None:
+        raise SafetensorError("%s: device %r is not \"cpu\", \"cuda\", \"cuda:N\" or a GPU index"
+                              % (filename, device))
+    if framework == "np" and kind != "cpu":
+        raise SafetensorError("%s: framework \"np\" holds host memory only; device %r needs "
+                              "\"pt\" or \"cupy\"" % (filename, device))
+    if framework == "cupy" and kind != "cuda":
+        raise SafetensorError("%s: framework \"cupy\" holds GPU memory only; use \"np\" for "
+                              "\"cpu\"" % filename)
+    return kind, index
+
+
+class _Allocator:
+    """Empty arrays of one framework on one device, and the framework's dtype of each tensor."""
+
+    def __init__(self, framework, kind, index, filename):
+        self.framework, self.filename = framework, filename
+        if framework == "pt":
+            import torch
+
+            self._module = torch
+            if kind == "cuda" and index is None:
+                index = torch.cuda.current_device()
+            self.device = torch.device(kind, index) if kind == "cuda" else torch.device("cpu")
+        elif framework == "np":
+            import numpy
+
+            self._module = numpy
+            self.device = "cpu"
+        else:
+            import cupy
+
+            self._module = cupy
+            self.device = cupy.cuda.Device(index) if index is not None else cupy.cuda.Device()
+
+    def dtype(self, name, dtype):
+        if self.framework == "pt":
+            found = getattr(self._module, _TORCH_DTYPES[dtype], None)
+            lacks = "this PyTorch"
+        else:
+            # NumPy and CuPy have no bfloat16 or float8: safetensors refuses those too.
+            found = None if dtype.startswith(("BF", "F8")) else _ARRAY_DTYPES[dtype]
+            lacks = "NumPy" if self.framework == "np" else "CuPy"
+        if found is None:
+            raise SafetensorError("%s: tensor %r has dtype %s, which %s lacks"
+                                  % (self.filename, name, dtype, lacks))
+        return found
+
+    def empty(self, name, dtype, shape):
+        kind = self.dtype(name, dtype)
+        if self.framework == "pt":
+            return self._module.empty(shape, dtype=kind, device=self.device)
+        if self.framework == "np":
+            return self._module.empty(shape, dtype=kind)
+        with self.device:
+            return self._module.empty(shape, dtype=kind)
+
+    def cut(self, array, index, shape):
+        """``array[index]`` as a contiguous array of its own, of ``shape``."""
+        part = array[index]
+        if self.framework == "pt":
+            part = part.clone(memory_format=self._module.contiguous_format)
+        else:
+            part = part.copy()
+        return part.reshape(shape)
+
+
+def _selection(index, shape, filename, name):
+    """``index`` (ints, slices, one Ellipsis) as one ``(start, stop, step)`` or int per
+    dimension of ``shape``. Raises SafetensorError for what does not fit."""
+    items = list(index) if isinstance(index, tuple) else [index]
+
+    def fail(why):
+        raise SafetensorError("%s: tensor %r of shape %s: %s"
+                              % (filename, name, list(shape), why))
+
+    if sum(1 for item in items if item is Ellipsis) > 1:
+        fail("an index can have a single ellipsis")
+    if Ellipsis in items:
+        at = items.index(Ellipsis)
+        fill = len(shape) - (len(items) - 1)
+        if fill < 0:
+            fail("%d indices for %d dimensions" % (len(items) - 1, len(shape)))
+        items[at:at + 1] = [slice(None)] * fill
+    if len(items) > len(shape):
+        fail("%d indices for %d dimensions" % (len(items), len(shape)))
+    items += [slice(None)] * (len(shape) - len(items))
+    picked = []
+    for dim, (item, extent) in enumerate(zip(items, shape)):
+        if isinstance(item, slice):
+            for part in (item.start, item.stop, item.step):
+                if part is not None and (isinstance(part, bool) or not isinstance(part, int)):
+                    fail("slice %r of dimension %d is not of integers" % (item, dim))
+            if item.step is not None and item.step <= 0:
+                fail("slice %r of dimension %d: the step must be positive" % (item, dim))
+            for bound in (item.start, item.stop):
+                if bound is not None and not -extent <= bound <= extent:
+                    fail("slice %r is out of range for dimension %d of size %d"
+                         % (item, dim, extent))
+            picked.append(item.indices(extent))
+        elif isinstance(item, int) and not isinstance(item, bool):
+            if not -extent <= item < extent:
+                fail("index %d is out of range for dimension %d of size %d" % (item, dim, extent))
+            picked.append(item % extent)
+        else:
+            fail("index %r of dimension %d is not an int, a slice or ..." % (item, dim))
+    return picked
+
+
+def _plan(picked, shape):
+    """Where the selection lies: ``(first, count, rest, exact)``. The bytes to read are rows
+    ``first`` to ``first + count`` of the dimension where the selection first spans more than one
+    element (``rest``: the index to apply to what is read, that dimension shifted to 0), after a
+    prefix of single elements; ``exact`` when what is read is the selection itself."""
+    prefix = 0
+    for dim, pick in enumerate(picked):
+        single = isinstance(pick, int) or len(range(*pick)) == 1
+        if not single:
+            break
+        prefix = prefix * shape[dim] + (pick if isinstance(pick, int) else pick[0])
+    else:
+        dim = len(picked)
+    if dim == len(picked):
+        # Every dimension picks one element (or the tensor is a scalar): one element.
+        return prefix, 1, None, True
+    start, stop, step = picked[dim]
+    count = len(range(start, stop, step))
+    first = start
+    span = (count - 1) * step + 1 if count else 0
+    rest = [slice(0, span, step)] + [p if isinstance(p, int) else slice(*p)
+                                     for p in picked[dim + 1:]]
+    exact = step == 1 and all(not isinstance(p, int) and p == (0, extent, 1)
+                              for p, extent in zip(picked[dim + 1:], shape[dim + 1:]))
+    return prefix * shape[dim] + first, span, (dim, rest), exact
+
+
+class _Slice:
+    """What ``safe_open.get_slice`` returns: the tensor's shape and dtype, and ``[...]``."""
+
+    __slots__ = ("_owner", "_info")
+
+    def __init__(self, owner, info):
+        self._owner, self._info = owner, info
+
+    def get_shape(self):
+        """The tensor's shape, as a list."""
+        return list(self._info.shape)
+
+    def get_dtype(self):
+        """The tensor's dtype as the file names it (``"F32"``, ``"BF16"``...)."""
+        return self._info.dtype
+
+    def __getitem__(self, index):
+        return self._owner._read_selection(self._info, index)
+
+
+class safe_open:
+    """Open a safetensors file for reading tensors one by one, as ``safetensors.safe_open``.
+
+    ``framework`` is ``"pt"`` (PyTorch), ``"np"``/``"numpy"`` (host memory) or ``"cupy"`` (GPU
+    memory); ``device`` is ``"cpu"``, ``"cuda"``, ``"cuda:N"`` or a GPU index. Opening reads the
+    header only. Use it as a context manager; every call after the ``with`` block (or
+    :meth:`close`) raises :class:`SafetensorError`, as do an unknown name and a bad slice.
+    """
+
+    def __init__(self, filename, framework="pt", device="cpu"):
+        self._path = os.fspath(filename)
+        self._file = None
+        kind = _FRAMEWORKS.get(framework) if isinstance(framework, str) else None
+        if kind is None:
+            raise SafetensorError("%s: framework %r is not one of \"pt\", \"np\", \"numpy\" or "
+                                  "\"cupy\"" % (self._path, framework))
+        self._framework = kind
+        where, index = _device_of(device, kind, self._path)
+        tensors, self._metadata = read_header(self._path)
+        self._allocator = _Allocator(kind, where, index, self._path)
+        self._tensors = {info.name: info for info in tensors}
+        self._offset_order = [info.name for info in tensors]
+        self._file = _file.File(self._path, "r")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self):
+        """Release the file; the tensors already returned stay valid."""
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def __del__(self):
+        if getattr(self, "_file", None) is not None:
+            self.close()
+
+    def _open_file(self):
+        if self._file is None:
+            raise SafetensorError("%s: the file is closed" % self._path)
+        return self._file
+
+    def _info(self, name):
+        self._open_file()
+        info = self._tensors.get(name) if isinstance(name, str) else None
+        if info is None:
+            raise SafetensorError("File does not contain tensor %s (%s)" % (name, self._path))
+        return info
+
+    def keys(self):
+        """The names of the tensors, sorted."""
+        self._open_file()
+        return sorted(self._tensors)
+
+    def offset_keys(self):
+        """The names of the tensors in the order of their bytes in the file."""
+        self._open_file()
+        return list(self._offset_order)
+
+    def metadata(self):
+        """The header's ``__metadata__`` map, or ``None``."""
+        self._open_file()
+        return None if self._metadata is None else dict(self._metadata)
+
+    def get_tensor(self, name):
+        """The whole tensor ``name``, read straight into the framework's memory on the device."""
+        info = self._info(name)
+        target = self._allocator.empty(name, info.dtype, info.shape)
+        self._read_into(target, info, info.offset, info.nbytes)
+        return target
+
+    def get_slice(self, name):
+        """A view of tensor ``name`` whose ``[...]`` reads only the bytes it selects."""
+        return _Slice(self, self._info(name))
+
+    def _read_into(self, target, info, offset, nbytes):
+        if nbytes == 0:
+            return
+        got = self._open_file().read(target, nbytes, offset)
+        if got != nbytes:
+            raise SafetensorError("%s: tensor %r: read %d of %d bytes at offset %d: the file is "
+                                  "shorter than its header says"
+                                  % (self._path, info.name, got, nbytes, offset))
+
+    def _read_selection(self, info, index):
+        self._open_file()
+        picked = _selection(index, info.shape, self._path, info.name)
+        out_shape = [len(range(*p)) for p in picked if not isinstance(p, int)]
+        itemsize = DTYPE_SIZES[info.dtype]
+        if any(extent == 0 for extent in out_shape):
+            return self._allocator.empty(info.name, info.dtype, out_shape)
+        first, span, rest, exact = _plan(picked, info.shape)
+        if rest is None:
+            dims, row = [], 1
+        else:
+            dim, _ = rest
+            dims = [span] + list(info.shape[dim + 1:])
+            row = 1
+            for extent in info.shape[dim + 1:]:
+                row *= extent
+        offset = info.offset + first * row * itemsize
+        nbytes = span * row * itemsize
+        if exact:
+            target = self._allocator.empty(info.name, info.dtype, out_shape)
+            self._read_into(target, info, offset, nbytes)
+            return target
+        staged = self._allocator.empty(info.name, info.dtype, dims)
+        self._read_into(staged, info, offset, nbytes)
+        return self._allocator.cut(staged, tuple(rest[1]), out_shape)

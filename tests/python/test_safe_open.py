@@ -1,0 +1,179 @@
+"""hipfile.safetensors.safe_open on the host runtime: the safetensors package's interface (keys,
+offset_keys, metadata, get_tensor, get_slice with ints, slices and Ellipsis), NumPy and, where
+installed, PyTorch tensors, the bytes a slice reads, and every mistake raised as SafetensorError
+naming the file and the tensor."""
+
+import os
+
+import numpy as np
+import pytest
+
+import hipfile
+from hipfile import safetensors as st
+
+
+@pytest.fixture
+def arrays():
+    rng = np.random.default_rng(7)
+    return {
+        "weight": rng.standard_normal((64, 48)).astype(np.float32),
+        "cube": rng.integers(-1000, 1000, (6, 5, 4), dtype=np.int32),
+        "ids": np.arange(1000, dtype=np.int64),
+        "scale": np.array(0.25, dtype=np.float64),
+        "empty": np.zeros((0, 3), dtype=np.float16),
+        "mask": rng.integers(0, 2, (9,)).astype(bool),
+    }
+
+
+@pytest.fixture
+def model(workdir, arrays):
+    path = os.path.join(workdir, "model.safetensors")
+    st.save_file(arrays, path, metadata={"format": "np", "origin": "test"})
+    return path
+
+
+def test_keys_offset_keys_and_metadata(model, arrays):
+    with st.safe_open(model, framework="np") as f:
+        assert f.keys() == sorted(arrays)
+        offsets = {info.name: info.offset for info in st.read_header(model)[0]}
+        assert f.offset_keys() == sorted(arrays, key=lambda name: offsets[name])
+        assert f.metadata() == {"format": "np", "origin": "test"}
+
+
+def test_get_tensor_reads_every_tensor_exactly(model, arrays):
+    with st.safe_open(model, framework="numpy", device="cpu") as f:
+        for name, array in arrays.items():
+            got = f.get_tensor(name)
+            assert got.dtype == array.dtype and got.shape == array.shape, name
+            assert np.array_equal(got, array), name
+
+
+SELECTIONS = [np.s_[3:17], np.s_[:, 5:9], np.s_[..., 2], np.s_[10], np.s_[-5:], np.s_[2:3, 7:8],
+              np.s_[:, :], np.s_[1:60:7], np.s_[::3, 1::5], np.s_[..., 0:0], np.s_[63, 47],
+              np.s_[-1, ...], np.s_[0:64]]
+
+
+@pytest.mark.parametrize("index", SELECTIONS, ids=[str(s) for s in SELECTIONS])
+def test_get_slice_matches_numpy_indexing(model, arrays, index):
+    with st.safe_open(model, framework="np") as f:
+        part = f.get_slice("weight")
+        assert part.get_shape() == [64, 48] and part.get_dtype() == "F32"
+        got = part[index]
+    want = arrays["weight"][index]
+    assert got.shape == want.shape and np.array_equal(got, want)
+    # Its own memory: no view into a larger read.
+    assert got.flags["C_CONTIGUOUS"] and (got.base is None or got.base.nbytes == got.nbytes)
+
+
+def test_get_slice_on_every_dimension_of_a_cube(model, arrays):
+    cube = arrays["cube"]
+    with st.safe_open(model, framework="np") as f:
+        part = f.get_slice("cube")
+        for index in (np.s_[1, 2], np.s_[1, 2, 3], np.s_[:, 1], np.s_[..., 1:3], np.s_[4:, :, ::2],
+                      np.s_[2, 1:4, 1:3], np.s_[0:1, 0:1, 0:1], np.s_[5]):
+            assert np.array_equal(part[index], cube[index]), index
+        assert np.array_equal(f.get_slice("ids")[990:], arrays["ids"][990:])
+        assert f.get_slice("scale")[...] == arrays["scale"]
+
+
+def test_a_row_slice_reads_only_its_rows(model, arrays):
+    with st.safe_open(model, framework="np") as f:
+        before = hipfile.stats()["read_bytes"]
+        rows = f.get_slice("weight")[16:32]
+        assert hipfile.stats()["read_bytes"] - before == rows.nbytes
+        # A column slice reads the rows it spans once, not the whole file.
+        before = hipfile.stats()["read_bytes"]
+        f.get_slice("weight")[8:10, 4:6]
+        assert hipfile.stats()["read_bytes"] - before == 2 * 48 * 4
+    assert np.array_equal(rows, arrays["weight"][16:32])
+
+
+BAD_SLICES = {
+    "index past the end": (np.s_[64], "index 64 is out of range for dimension 0 of size 64"),
+    "slice past the end": (np.s_[:, 40:49], "out of range for dimension 1 of size 48"),
+    "negative step": (np.s_[::-1], "the step must be positive"),
+    "too many indices": (np.s_[1, 2, 3], "3 indices for 2 dimensions"),
+    "two ellipses": (np.s_[..., ...], "a single ellipsis"),
+    "not an index": (np.s_["a"], "not an int, a slice or ..."),
+    "float bound": (np.s_[0:2.5], "not of integers"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_SLICES))
+def test_bad_slices_raise_naming_file_and_tensor(model, case):
+    index, message = BAD_SLICES[case]
+    with st.safe_open(model, framework="np") as f:
+        with pytest.raises(st.SafetensorError, match=message) as caught:
+            f.get_slice("weight")[index]
+    assert model in str(caught.value) and "'weight'" in str(caught.value)
+
+
+def test_unknown_names_closed_files_and_bad_arguments(model):
+    with st.safe_open(model, framework="np") as f:
+        with pytest.raises(st.SafetensorError, match="does not contain tensor nope"):
+            f.get_tensor("nope")
+        with pytest.raises(st.SafetensorError, match="does not contain tensor nope"):
+            f.get_slice("nope")
+        part = f.get_slice("weight")
+    for call in (f.keys, f.offset_keys, f.metadata, lambda: f.get_tensor("weight"),
+                 lambda: part[0:1]):
+        with pytest.raises(st.SafetensorError, match="the file is closed"):
+            call()
+    for framework, device, message in (("tf", "cpu", "framework 'tf'"),
+                                       ("np", "cuda:0", "host memory only"),
+                                       ("np", "gpu", "is not \"cpu\""),
+                                       ("cupy", "cpu", "GPU memory only")):
+        with pytest.raises(st.SafetensorError, match=message):
+            st.safe_open(model, framework=framework, device=device)
+    # The old spelling of the exception is the same class.
+    assert st.SafetensorsError is st.SafetensorError
+
+
+def test_numpy_lacks_bfloat16_and_says_which_tensor(workdir):
+    path = os.path.join(workdir, "bf16.safetensors")
+    header = st.build_header([("half", "BF16", (2,), 4)])[0]
+    with open(path, "wb") as stream:
+        stream.write(header + b"\x80\x3f\x00\xc0")
+    with st.safe_open(path, framework="np") as f:
+        with pytest.raises(st.SafetensorError, match="tensor 'half' has dtype BF16, which NumPy"):
+            f.get_tensor("half")
+
+
+def test_a_file_cut_short_after_opening_fails_naming_the_tensor(model, arrays):
+    with st.safe_open(model, framework="np") as f:
+        last = f.offset_keys()[-1]
+        os.truncate(model, os.path.getsize(model) - 1)
+        with pytest.raises(st.SafetensorError, match="tensor %r: read" % last):
+            f.get_tensor(last)
+
+
+def test_a_file_shorter_than_its_header_fails_at_open(model):
+    os.truncate(model, os.path.getsize(model) - 3)
+    with pytest.raises(st.SafetensorError, match="past the end of the file"):
+        st.safe_open(model, framework="np")
+
+
+def test_pytorch_tensors_and_slices(model, arrays):
+    torch = pytest.importorskip("torch")
+    with st.safe_open(model, framework="pt", device="cpu") as f:
+        for name, array in arrays.items():
+            got = f.get_tensor(name)
+            assert isinstance(got, torch.Tensor) and got.device.type == "cpu"
+            assert np.array_equal(got.numpy(), array), name
+        rows = f.get_slice("weight")[5:9]
+        columns = f.get_slice("weight")[:, 3:7]
+        assert rows.is_contiguous() and columns.is_contiguous()
+        assert np.array_equal(rows.numpy(), arrays["weight"][5:9])
+        assert np.array_equal(columns.numpy(), arrays["weight"][:, 3:7])
+
+
+def test_pytorch_bfloat16_bits_are_kept(workdir):
+    torch = pytest.importorskip("torch")
+    path = os.path.join(workdir, "bf16.safetensors")
+    weights = torch.arange(-6, 6, dtype=torch.float32).reshape(3, 4).to(torch.bfloat16)
+    st.save_file({"w": weights}, path)
+    with st.safe_open(path, framework="pt") as f:
+        got = f.get_tensor("w")
+        part = f.get_slice("w")[:, 1:3]
+    assert got.dtype == torch.bfloat16 and torch.equal(got, weights)
+    assert torch.equal(part, weights[:, 1:3])
