@@ -9,6 +9,7 @@ holds it, into a temporary on the same device and is cut from there (docs/python
 that measures faster than one read per piece).
 """
 
+import contextlib
 import os
 
 from . import _file
@@ -18,7 +19,16 @@ _FRAMEWORKS = {"pt": "pt", "torch": "pt", "pytorch": "pt", "np": "np", "numpy": 
                "cupy": "cupy"}
 
 
-def _device_of(device, framework, filename):
+def framework_of(framework, filename):
+    """``"pt"``, ``"np"`` or ``"cupy"`` for a framework name safetensors accepts and we serve."""
+    kind = _FRAMEWORKS.get(framework) if isinstance(framework, str) else None
+    if kind is None:
+        raise SafetensorError("%s: framework %r is not one of \"pt\", \"np\", \"numpy\" or "
+                              "\"cupy\"" % (filename, framework))
+    return kind
+
+
+def device_of(device, framework, filename):
     """``("cpu", None)`` or ``("cuda", index)`` for a device the framework can hold."""
     if isinstance(device, int) and not isinstance(device, bool):
         kind, index = ("cuda", device) if device >= 0 else (None, None)
@@ -43,7 +53,7 @@ def _device_of(device, framework, filename):
     return kind, index
 
 
-class _Allocator:
+class Allocator:
     """Empty arrays of one framework on one device, and the framework's dtype of each tensor."""
 
     def __init__(self, framework, kind, index, filename):
@@ -66,7 +76,9 @@ class _Allocator:
             self._module = cupy
             self.device = cupy.cuda.Device(index) if index is not None else cupy.cuda.Device()
 
-    def dtype(self, name, dtype):
+    def dtype(self, name, dtype, path=None):
+        """The framework's dtype for tensor ``name`` of file dtype ``dtype`` (of ``path``, the
+        opened file by default); SafetensorError when the framework lacks it."""
         if self.framework == "pt":
             found = getattr(self._module, _TORCH_DTYPES[dtype], None)
             lacks = "this PyTorch"
@@ -76,8 +88,16 @@ class _Allocator:
             lacks = "NumPy" if self.framework == "np" else "CuPy"
         if found is None:
             raise SafetensorError("%s: tensor %r has dtype %s, which %s lacks"
-                                  % (self.filename, name, dtype, lacks))
+                                  % (path or self.filename, name, dtype, lacks))
         return found
+
+    def current_device(self):
+        """A context in which the framework allocates on this allocator's GPU."""
+        if self.framework == "pt" and self.device.type == "cuda":
+            return self._module.cuda.device(self.device)
+        if self.framework == "cupy":
+            return self.device
+        return contextlib.nullcontext()
 
     def empty(self, name, dtype, shape):
         kind = self.dtype(name, dtype)
@@ -199,14 +219,10 @@ class safe_open:
     def __init__(self, filename, framework="pt", device="cpu"):
         self._path = os.fspath(filename)
         self._file = None
-        kind = _FRAMEWORKS.get(framework) if isinstance(framework, str) else None
-        if kind is None:
-            raise SafetensorError("%s: framework %r is not one of \"pt\", \"np\", \"numpy\" or "
-                                  "\"cupy\"" % (self._path, framework))
-        self._framework = kind
-        where, index = _device_of(device, kind, self._path)
+        kind = framework_of(framework, self._path)
+        where, index = device_of(device, kind, self._path)
         tensors, self._metadata = read_header(self._path)
-        self._allocator = _Allocator(kind, where, index, self._path)
+        self._allocator = Allocator(kind, where, index, self._path)
         self._tensors = {info.name: info for info in tensors}
         self._offset_order = [info.name for info in tensors]
         self._file = _file.File(self._path, "r")

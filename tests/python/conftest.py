@@ -4,6 +4,7 @@ library, HIPFILE_TEST_DIR a directory on disk for the files the tests write."""
 
 import ctypes
 import os
+import shutil
 
 import pytest
 
@@ -88,7 +89,7 @@ def workdir(tmp_path_factory, request):
         return tmp_path_factory.mktemp("hipfile")
     path = os.path.join(base, request.node.name.replace("/", "_").replace("[", "_")
                         .replace("]", ""))
-    os.makedirs(path, exist_ok=True)
-    for name in os.listdir(path):
-        os.unlink(os.path.join(path, name))
+    # Left from an earlier run: files, and the directories checkpoints are written into.
+    shutil.rmtree(path, ignore_errors=True)
+    os.makedirs(path)
     return path

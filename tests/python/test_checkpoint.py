@@ -1,0 +1,191 @@
+"""Whole checkpoints on the host runtime: save_checkpoint's save_pretrained layout, load_checkpoint
+from a directory, an index or one file, iter_tensors as tensors land, and every malformed
+checkpoint refused naming the file and the tensor before anything is allocated."""
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+from hipfile import safetensors as st
+
+
+@pytest.fixture
+def model():
+    rng = np.random.default_rng(3)
+    tensors = {}
+    for layer in range(6):
+        tensors["layers.%d.weight" % layer] = rng.standard_normal((64, 32)).astype(np.float32)
+        tensors["layers.%d.bias" % layer] = rng.standard_normal(32).astype(np.float32)
+    tensors["embed"] = rng.integers(0, 100, (128, 16), dtype=np.int64)
+    tensors["empty"] = np.zeros((0,), dtype=np.float16)
+    return tensors
+
+
+def assert_same(got, want):
+    assert sorted(got) == sorted(want)
+    for name, array in want.items():
+        value = np.asarray(got[name])
+        assert value.dtype == array.dtype and np.array_equal(value, array), name
+
+
+def test_save_checkpoint_writes_the_save_pretrained_layout(workdir, model):
+    directory = os.path.join(workdir, "sharded")
+    written = st.save_checkpoint(model, directory, max_shard_size="20KB")
+    shards = sorted(p for p in written if p.endswith(".safetensors"))
+    count = len(shards)
+    assert count > 2
+    assert [os.path.basename(p) for p in shards] == [
+        "model-%05d-of-%05d.safetensors" % (i + 1, count) for i in range(count)]
+    with open(os.path.join(directory, "model.safetensors.index.json")) as stream:
+        index = json.load(stream)
+    total = sum(a.nbytes for a in model.values())
+    assert index["metadata"] == {"total_size": total}
+    assert sorted(index["weight_map"]) == sorted(model)
+    for path in shards:
+        tensors, metadata = st.read_header(path)
+        assert metadata == {"format": "pt"}
+        # Each shard holds at most max_shard_size bytes of tensors, unless one tensor is larger.
+        assert sum(t.nbytes for t in tensors) <= 20_000 or len(tensors) == 1
+        for info in tensors:
+            assert index["weight_map"][info.name] == os.path.basename(path)
+    # One shard when it fits: model.safetensors and no index.
+    single = os.path.join(workdir, "single")
+    assert st.save_checkpoint(model, single) == [os.path.join(single, "model.safetensors")]
+
+
+@pytest.mark.parametrize("form", ["directory", "index", "file list"])
+def test_load_checkpoint_reads_every_shard(workdir, model, form):
+    directory = os.path.join(workdir, "sharded")
+    written = st.save_checkpoint(model, directory, max_shard_size=30_000)
+    path = {"directory": directory,
+            "index": os.path.join(directory, "model.safetensors.index.json"),
+            "file list": [p for p in written if p.endswith(".safetensors")]}[form]
+    assert_same(st.load_checkpoint(path, framework="np"), model)
+
+
+def test_load_checkpoint_of_one_file_a_filter_and_progress(workdir, model, capsys):
+    directory = os.path.join(workdir, "single")
+    (path,) = st.save_checkpoint(model, directory)
+    assert_same(st.load_checkpoint(path, framework="np"), model)
+    biases = st.load_checkpoint(directory, framework="np", names=lambda n: n.endswith("bias"))
+    assert sorted(biases) == sorted(n for n in model if n.endswith("bias"))
+    assert sorted(st.load_checkpoint(directory, framework="np", names=["embed"])) == ["embed"]
+    st.load_checkpoint(directory, framework="np", progress=True)
+    assert "Loading checkpoint" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("window", [1, 10_000, 1 << 30])
+def test_iter_tensors_yields_each_tensor_once(workdir, model, window):
+    directory = os.path.join(workdir, "sharded")
+    st.save_checkpoint(model, directory, max_shard_size=25_000)
+    seen = {}
+    for name, tensor in st.iter_tensors(directory, framework="np", window=window):
+        assert name not in seen
+        seen[name] = tensor
+    assert_same(seen, model)
+
+
+def test_iter_tensors_stopped_early_leaves_nothing_running(workdir, model):
+    directory = os.path.join(workdir, "sharded")
+    st.save_checkpoint(model, directory, max_shard_size=25_000)
+    generator = st.iter_tensors(directory, framework="np")
+    name, _ = next(generator)
+    generator.close()
+    assert name in model
+
+
+def write_index(directory, weight_map):
+    with open(os.path.join(directory, "model.safetensors.index.json"), "w") as stream:
+        json.dump({"metadata": {}, "weight_map": weight_map}, stream)
+
+
+def test_malformed_checkpoints_name_the_file_and_the_tensor(workdir, model):
+    directory = os.path.join(workdir, "bad")
+    st.save_checkpoint(model, directory, max_shard_size=25_000)
+    index_path = os.path.join(directory, "model.safetensors.index.json")
+    with open(index_path) as stream:
+        weight_map = json.load(stream)["weight_map"]
+    first = sorted(set(weight_map.values()))[0]
+
+    broken = dict(weight_map, embed="model-missing.safetensors")
+    write_index(directory, broken)
+    with pytest.raises(st.SafetensorError, match="model-missing.safetensors for tensor 'embed', "
+                                                 "and it does not exist"):
+        st.load_checkpoint(directory, framework="np")
+
+    broken = {n: s for n, s in weight_map.items() if n != "embed"}
+    write_index(directory, broken)
+    with pytest.raises(st.SafetensorError, match="tensor 'embed' is in .*index does not list it"):
+        st.load_checkpoint(directory, framework="np")
+
+    broken = dict(weight_map, ghost=first)
+    write_index(directory, broken)
+    with pytest.raises(st.SafetensorError, match="tensor 'ghost' is listed in %s" % first):
+        st.load_checkpoint(directory, framework="np")
+
+    # One tensor in two shards.
+    write_index(directory, weight_map)
+    extra = os.path.join(directory, "model-extra.safetensors")
+    st.save_file({"embed": model["embed"]}, extra)
+    with pytest.raises(st.SafetensorError, match="tensor 'embed' is in two shards"):
+        st.load_checkpoint([os.path.join(directory, first), extra,
+                            os.path.join(directory, weight_map["embed"])], framework="np")
+
+    write_index(directory, {"embed": "../outside.safetensors"})
+    with pytest.raises(st.SafetensorError, match="not a file beside the index"):
+        st.load_checkpoint(directory, framework="np")
+    with open(index_path, "w") as stream:
+        stream.write("{not json")
+    with pytest.raises(st.SafetensorError, match="not a readable checkpoint index"):
+        st.load_checkpoint(directory, framework="np")
+    with pytest.raises(st.SafetensorError, match="does not exist"):
+        st.load_checkpoint(os.path.join(workdir, "nowhere.safetensors"), framework="np")
+    empty = os.path.join(workdir, "empty")
+    os.makedirs(empty)
+    with pytest.raises(st.SafetensorError, match="holds no .safetensors file"):
+        st.load_checkpoint(empty, framework="np")
+
+
+def test_a_shard_cut_short_fails_before_allocating(workdir, model):
+    directory = os.path.join(workdir, "cut")
+    written = st.save_checkpoint(model, directory, max_shard_size=25_000)
+    os.truncate(written[1], os.path.getsize(written[1]) - 4)
+    with pytest.raises(st.SafetensorError, match="%s.*past the end of the file" % written[1]):
+        st.load_checkpoint(directory, framework="np")
+
+
+def test_a_dtype_the_framework_lacks_fails_before_allocating(workdir):
+    path = os.path.join(workdir, "bf16.safetensors")
+    header = st.build_header([("half", "BF16", (2,), 4)])[0]
+    with open(path, "wb") as stream:
+        stream.write(header + b"\x80\x3f\x00\xc0")
+    with pytest.raises(st.SafetensorError, match="%s: tensor 'half' has dtype BF16" % path):
+        st.load_checkpoint(path, framework="np")
+    with pytest.raises(st.SafetensorError, match="tensor 'half' has dtype BF16"):
+        next(st.iter_tensors([path], framework="np"))
+
+
+def test_save_checkpoint_refuses_bad_arguments_before_writing(workdir, model):
+    directory = os.path.join(workdir, "refused")
+    for size in (0, -1, "big", "5XB", True):
+        with pytest.raises(st.SafetensorError, match="max_shard_size"):
+            st.save_checkpoint(model, directory, max_shard_size=size)
+    with pytest.raises(st.SafetensorError, match="not C-contiguous"):
+        st.save_checkpoint({"a": np.zeros((4, 4))[:, ::2]}, directory)
+    with pytest.raises(st.SafetensorError, match="strings"):
+        st.save_checkpoint(model, directory, metadata={"n": 1})
+    assert not os.path.exists(directory)
+
+
+def test_pytorch_checkpoint_round_trip(workdir, model):
+    torch = pytest.importorskip("torch")
+    tensors = {name: torch.from_numpy(array) for name, array in model.items()}
+    tensors["half"] = torch.linspace(-2, 2, 40).to(torch.bfloat16)
+    directory = os.path.join(workdir, "torch")
+    st.save_checkpoint(tensors, directory, max_shard_size="20kB")
+    loaded = st.load_checkpoint(directory, device="cpu")
+    assert sorted(loaded) == sorted(tensors)
+    for name, tensor in tensors.items():
+        assert loaded[name].dtype == tensor.dtype and torch.equal(loaded[name], tensor), name
