@@ -139,17 +139,12 @@ static const char *dlerror_reason(const char *err, const char *library_path)
 }
 
 /*
- * Open, handshake, init and probe the plugin described by @p m into @p b (the next free slot).
- * Returns 0 when it is usable; otherwise logs the one line that says why and returns -errno.
- * *initialised_p says whether its init succeeded, that is whether it has read its config keys.
+ * Open @p library_path and find its entry point into *entry_p, with the handle that keeps it in
+ * *handle_p. Returns 0, or logs the one line that says why and returns -ENOENT.
  */
-static int plugin_load(struct hf_backend *b, const struct hf_manifest *m, const char *manifest_path,
-                       const char *library_path, bool *initialised_p)
+static int plugin_open(const struct hf_manifest *m, const char *manifest_path,
+                       const char *library_path, void **handle_p, hf_backend_entry_fn *entry_p)
 {
-    char why[HF_MANIFEST_WHY_SIZE + 256];
-    char text[96];
-    int rc;
-
     void *handle = dlopen(library_path, RTLD_NOW | RTLD_LOCAL);
     if (handle == NULL) {
         hf_warn("plugin %s (%s): cannot open %s: %s; skipped", m->name, manifest_path, library_path,
@@ -163,20 +158,34 @@ static int plugin_load(struct hf_backend *b, const struct hf_manifest *m, const 
     if (entry == NULL) {
         hf_warn("plugin %s (%s): %s does not export %s; skipped", m->name, manifest_path,
                 library_path, HF_BACKEND_ENTRY_SYMBOL);
-        rc = -ENOENT;
-        goto close_handle;
+        dlclose(handle);
+        return -ENOENT;
     }
+    *handle_p = handle;
+    *entry_p = entry;
+    return 0;
+}
 
+/*
+ * The ABI handshake: hand the plugin its host API in @p b through @p entry, settle on the minor
+ * both sides speak and check the ops table it answers with against that minor and its manifest.
+ * Returns 0 with the table in *ops_p and the minor in *minor_p, or logs why and returns -errno.
+ */
+static int plugin_handshake(struct hf_backend *b, const struct hf_manifest *m,
+                            const char *library_path, hf_backend_entry_fn entry,
+                            const struct hf_backend_ops **ops_p, uint32_t *minor_p)
+{
+    char why[HF_MANIFEST_WHY_SIZE + 256];
+    char text[96];
     snprintf(b->name, sizeof(b->name), "%s", m->name);
     hf_host_api_fill(b);
     uint32_t minor = HF_BACKEND_ABI_MINOR;
     const struct hf_backend_ops *ops = NULL;
-    rc = entry(&b->host, &minor, &ops);
+    int rc = entry(&b->host, &minor, &ops);
     if (rc != 0) {
         hf_warn("plugin %s (%s): entry point failed: %s; skipped", m->name, library_path,
                 rc < 0 ? errno_text(-rc, text, sizeof(text)) : "positive return value");
-        rc = rc < 0 ? rc : -EINVAL;
-        goto close_handle;
+        return rc < 0 ? rc : -EINVAL;
     }
     /* Each side uses the lower minor; a plugin that answers higher than asked is held to ours. */
     if (minor > HF_BACKEND_ABI_MINOR)
@@ -188,27 +197,39 @@ static int plugin_load(struct hf_backend *b, const struct hf_manifest *m, const 
         rc = hf_loader_library_abi_refusal(m, minor, why, sizeof(why));
     if (rc < 0) {
         hf_warn("plugin %s (%s): %s; skipped", m->name, library_path, why);
-        goto close_handle;
+        return rc;
     }
-    hf_call_complete(b, ops, minor);
+    *ops_p = ops;
+    *minor_p = minor;
+    return 0;
+}
 
-    /*
-     * The config keeps the declarations by reference, so from here the library stays mapped even
-     * when the plugin is skipped.
-     */
-    if (b->complete.settings != NULL) {
-        rc = hf_config_declare_plugin_settings(b->name, b->complete.settings,
-                                               b->complete.setting_count);
-        if (rc < 0) {
-            hf_warn("plugin %s (%s): its config group %s does not match the settings it "
-                    "declares (see above); skipped",
-                    m->name, library_path, m->name);
-            return rc;
-        }
+/* Declare the settings the plugin of @p b declares to the config: 0, or logs why and -errno. */
+static int plugin_declare_settings(struct hf_backend *b, const struct hf_manifest *m,
+                                   const char *library_path)
+{
+    if (b->complete.settings == NULL)
+        return 0;
+    int rc =
+        hf_config_declare_plugin_settings(b->name, b->complete.settings, b->complete.setting_count);
+    if (rc < 0) {
+        hf_warn("plugin %s (%s): its config group %s does not match the settings it "
+                "declares (see above); skipped",
+                m->name, library_path, m->name);
+        return rc;
     }
+    return 0;
+}
 
-    /* From here the plugin's own code has run with our host API: it stays mapped for good. */
-    rc = hf_call_init(b);
+/*
+ * Init and probe the plugin of @p b. Returns 0 when it is usable; otherwise logs why and returns
+ * -errno, with fini called when init had succeeded. *initialised_p says whether init succeeded.
+ */
+static int plugin_start(struct hf_backend *b, const struct hf_manifest *m, const char *library_path,
+                        bool *initialised_p)
+{
+    char text[96];
+    int rc = hf_call_init(b);
     if (rc != 0) {
         hf_warn("plugin %s (%s): init failed: %s; skipped", m->name, library_path,
                 rc < 0 ? errno_text(-rc, text, sizeof(text)) : "positive return value");
@@ -227,7 +248,18 @@ static int plugin_load(struct hf_backend *b, const struct hf_manifest *m, const 
         rc = rc < 0 ? rc : -EINVAL;
         goto fini;
     }
+    return 0;
 
+fini:
+    hf_call_fini(b);
+    return rc;
+}
+
+/* Record in @p b what its manifest, the config and the handshake say of the backend. */
+static void backend_describe(struct hf_backend *b, const struct hf_manifest *m,
+                             const char *manifest_path, const char *library_path,
+                             const struct hf_backend_ops *ops, uint32_t minor)
+{
     snprintf(b->manifest_path, sizeof(b->manifest_path), "%s", manifest_path);
     snprintf(b->library_path, sizeof(b->library_path), "%s", library_path);
     snprintf(b->version, sizeof(b->version), "%s", m->version);
@@ -241,17 +273,47 @@ static int plugin_load(struct hf_backend *b, const struct hf_manifest *m, const 
     memcpy(b->retry_errnos, m->retry_errnos, sizeof(b->retry_errnos));
     b->retry_errno_count = m->retry_errno_count;
     b->ops = ops;
+}
+
+/*
+ * Open, handshake, init and probe the plugin described by @p m into @p b (the next free slot).
+ * Returns 0 when it is usable; otherwise logs the one line that says why and returns -errno.
+ * *initialised_p says whether its init succeeded, that is whether it has read its config keys.
+ */
+static int plugin_load(struct hf_backend *b, const struct hf_manifest *m, const char *manifest_path,
+                       const char *library_path, bool *initialised_p)
+{
+    void *handle;
+    hf_backend_entry_fn entry;
+    int rc = plugin_open(m, manifest_path, library_path, &handle, &entry);
+    if (rc < 0)
+        return rc;
+    const struct hf_backend_ops *ops;
+    uint32_t minor;
+    rc = plugin_handshake(b, m, library_path, entry, &ops, &minor);
+    if (rc < 0) {
+        dlclose(handle);
+        return rc;
+    }
+    hf_call_complete(b, ops, minor);
+
+    /*
+     * The config keeps the declarations by reference, so from here the library stays mapped even
+     * when the plugin is skipped.
+     */
+    rc = plugin_declare_settings(b, m, library_path);
+    if (rc < 0)
+        return rc;
+
+    /* From here the plugin's own code has run with our host API: it stays mapped for good. */
+    rc = plugin_start(b, m, library_path, initialised_p);
+    if (rc < 0)
+        return rc;
+
+    backend_describe(b, m, manifest_path, library_path, ops, minor);
     hf_info("plugin %s %s loaded from %s (ABI %u.%u, priority %d)", b->name, b->version,
             library_path, HF_BACKEND_ABI_MAJOR, minor, b->priority);
     return 0;
-
-fini:
-    hf_call_fini(b);
-    return rc;
-
-close_handle:
-    dlclose(handle);
-    return rc;
 }
 
 int hf_loader_manifest_abi_refusal(const struct hf_manifest *m, char *why, size_t why_size)
