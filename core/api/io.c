@@ -49,32 +49,27 @@ static ssize_t io_result(ssize_t rc, int gpu_err, const char *what)
     return sys_error((int)-rc);
 }
 
-bool hf_io_prepare(struct hf_io_call *call, int op, hipFileHandle_t fh, struct hf_file *held,
-                   void *buffer_base, size_t size, int64_t file_offset, int64_t buffer_offset,
-                   const char *what)
+/* Checks made before the file is looked up; false with *result_p when the call ends here. */
+static inline bool io_call_allowed(int64_t file_offset, int64_t buffer_offset, const char *what,
+                                   ssize_t *result_p)
 {
-    /* Every call is counted, refused ones included, so the statistics match what callers did. */
-    *call = (struct hf_io_call){.rec = {.op = op, .size = size, .device = -1, .served = -1}, .what = what};
-    call->start_ns = hf_stats_now_ns();
-    ssize_t result;
     if (!hf_driver_is_open()) {
         hf_error("%s: driver is not open", what);
-        result = sys_error(EINVAL);
-        goto finished;
+        *result_p = sys_error(EINVAL);
+        return false;
     }
     if (file_offset < 0 || buffer_offset < 0) {
         hf_error("%s: negative %s offset %" PRId64, what, file_offset < 0 ? "file" : "buffer",
                  file_offset < 0 ? file_offset : buffer_offset);
-        result = sys_error(EINVAL);
-        goto finished;
+        *result_p = sys_error(EINVAL);
+        return false;
     }
-    /* A batch entry runs on the file it held since submission, deregistered since or not. */
-    struct hf_file *file = held != NULL ? hf_file_hold(held) : hf_file_acquire(fh);
-    if (file == NULL) {
-        hf_error("%s: handle %p is not registered", what, fh);
-        result = -(ssize_t)hipFileHandleNotRegistered;
-        goto finished;
-    }
+    return true;
+}
+
+/* Whether @p file was opened for @p op; when not, logs how it was opened. */
+static inline bool io_file_allows(const struct hf_file *file, int op, const char *what)
+{
     int accmode = file->info.status_flags & O_ACCMODE;
     if ((op == HF_IO_READ && accmode == O_WRONLY) || (op == HF_IO_WRITE && accmode == O_RDONLY)) {
         if (file->info.kind == HF_FILE_USERSPACE_FS)
@@ -87,41 +82,70 @@ bool hf_io_prepare(struct hf_io_call *call, int op, hipFileHandle_t fh, struct h
         else
             hf_error("%s: fd %d was opened %s", what, file->caller_fd,
                      accmode == O_WRONLY ? "write-only" : "read-only");
-        result = sys_error(EBADF);
-        goto release_file;
+        return false;
     }
+    return true;
+}
+
+/*
+ * Checks of the memory pointer and the file range; false with *result_p when the call ends here,
+ * which an empty request does, successfully, once its pointer is known to be valid.
+ */
+static inline bool io_range_valid(const void *buffer_base, size_t size, int64_t file_offset,
+                                  const char *what, ssize_t *result_p)
+{
     if (buffer_base == NULL) {
         hf_error("%s: buffer_base is NULL", what);
-        result = -(ssize_t)hipFileInvalidValue;
-        goto release_file;
+        *result_p = -(ssize_t)hipFileInvalidValue;
+        return false;
     }
     if (size == 0) {
-        result = 0;
-        goto release_file;
+        *result_p = 0;
+        return false;
     }
     if ((uint64_t)file_offset + size < (uint64_t)file_offset ||
         (uint64_t)file_offset + size > (uint64_t)INT64_MAX) {
         hf_error("%s: file range at %" PRId64 " of %zu bytes overflows", what, file_offset, size);
-        result = -(ssize_t)hipFileInvalidValue;
-        goto release_file;
+        *result_p = -(ssize_t)hipFileInvalidValue;
+        return false;
     }
+    return true;
+}
 
+/*
+ * Resolve the memory at @p buffer_base into *buffer_p (held; NULL for memory that is not
+ * registered, whose facts go to call->view) and its facts into *buf_p, and check that the request
+ * fits in it. False with *result_p, nothing held, when it does not.
+ */
+static inline bool io_memory_resolve(struct hf_io_call *call, void *buffer_base, size_t size,
+                                     int64_t buffer_offset, struct hf_buffer **buffer_p,
+                                     const struct hf_buf_info **buf_p, ssize_t *result_p)
+{
     struct hf_buffer *buffer = NULL;
     int hip_err = 0;
     hipFileOpError_t err = hf_buffer_resolve(buffer_base, &buffer, &call->view, &hip_err);
     if (err != hipFileSuccess) {
-        result = -(ssize_t)err;
-        goto release_file;
+        *result_p = -(ssize_t)err;
+        return false;
     }
     const struct hf_buf_info *buf = buffer ? &buffer->info : &call->view;
     if ((uint64_t)buffer_offset >= buf->length || buf->length - (size_t)buffer_offset < size) {
-        hf_error("%s: %zu bytes at buffer offset %" PRId64 " run past the buffer's %zu bytes", what,
-                 size, buffer_offset, buf->length);
+        hf_error("%s: %zu bytes at buffer offset %" PRId64 " run past the buffer's %zu bytes",
+                 call->what, size, buffer_offset, buf->length);
         hf_buffer_release(buffer);
-        result = -(ssize_t)hipFileInvalidValue;
-        goto release_file;
+        *result_p = -(ssize_t)hipFileInvalidValue;
+        return false;
     }
+    *buffer_p = buffer;
+    *buf_p = buf;
+    return true;
+}
 
+/* Hand the checked call its file and memory and set up the request a backend sees. */
+static inline void io_request_fill(struct hf_io_call *call, int op, struct hf_file *file,
+                                   struct hf_buffer *buffer, const struct hf_buf_info *buf,
+                                   size_t size, int64_t file_offset, int64_t buffer_offset)
+{
     for (unsigned i = 0; i < HF_MAX_BACKENDS; i++)
         call->declined[i] = file->declined[i] || (buffer != NULL && buffer->declined[i]);
     call->file = file;
@@ -142,6 +166,36 @@ bool hf_io_prepare(struct hf_io_call *call, int op, hipFileHandle_t fh, struct h
     call->rec.unaligned =
         ((uint64_t)file_offset | size | ((uintptr_t)buf->base + (uint64_t)buffer_offset)) % 4096 !=
         0;
+}
+
+bool hf_io_prepare(struct hf_io_call *call, int op, hipFileHandle_t fh, struct hf_file *held,
+                   void *buffer_base, size_t size, int64_t file_offset, int64_t buffer_offset,
+                   const char *what)
+{
+    /* Every call is counted, refused ones included, so the statistics match what callers did. */
+    *call = (struct hf_io_call){.rec = {.op = op, .size = size, .device = -1, .served = -1},
+                                .what = what};
+    call->start_ns = hf_stats_now_ns();
+    ssize_t result;
+    if (!io_call_allowed(file_offset, buffer_offset, what, &result))
+        goto finished;
+    /* A batch entry runs on the file it held since submission, deregistered since or not. */
+    struct hf_file *file = held != NULL ? hf_file_hold(held) : hf_file_acquire(fh);
+    if (file == NULL) {
+        hf_error("%s: handle %p is not registered", what, fh);
+        result = -(ssize_t)hipFileHandleNotRegistered;
+        goto finished;
+    }
+    if (!io_file_allows(file, op, what)) {
+        result = sys_error(EBADF);
+        goto release_file;
+    }
+    struct hf_buffer *buffer;
+    const struct hf_buf_info *buf;
+    if (!io_range_valid(buffer_base, size, file_offset, what, &result) ||
+        !io_memory_resolve(call, buffer_base, size, buffer_offset, &buffer, &buf, &result))
+        goto release_file;
+    io_request_fill(call, op, file, buffer, buf, size, file_offset, buffer_offset);
     if (op == HF_IO_WRITE && file->info.kind == HF_FILE_REGULAR)
         hf_write_undo_begin(&file->write_undo, &call->undo, file->info.fd, (uint64_t)file_offset,
                             size);
