@@ -375,6 +375,74 @@ static void entry_task(void *arg, unsigned index)
     pthread_mutex_unlock(&b->lock);
 }
 
+/*
+ * Called with b->lock held: check each of the @p nr entries of @p iocbp and fill a free slot from
+ * it, for submission @p sub, chaining the slots in order from *first_p to *last_p. False (logged)
+ * at the first invalid entry; the slots filled before it stay chained from *first_p.
+ */
+static bool entries_take(struct batch *b, unsigned nr, const hipFileIOParams_t *iocbp,
+                         struct submission *sub, unsigned *first_p, unsigned *last_p)
+{
+    unsigned first = NO_SLOT, last = NO_SLOT;
+    bool taken = true;
+    for (unsigned i = 0; i < nr; i++) {
+        unsigned slot = b->free_head;
+        struct entry *e = &b->entries[slot];
+        unsigned next_free = e->next;
+        if (!entry_prepare(e, &iocbp[i], i)) {
+            e->next = next_free;
+            taken = false;
+            break;
+        }
+        b->free_head = next_free;
+        e->state = SLOT_PENDING;
+        e->sub = sub;
+        e->next = NO_SLOT;
+        if (last != NO_SLOT)
+            b->entries[last].next = slot;
+        else
+            first = slot;
+        last = slot;
+    }
+    *first_p = first;
+    *last_p = last;
+    return taken;
+}
+
+/*
+ * Called with b->lock held: put the slots chained from @p first back on the free list, with their
+ * references dropped.
+ */
+static void entries_give_back(struct batch *b, unsigned first)
+{
+    while (first != NO_SLOT) {
+        struct entry *e = &b->entries[first];
+        unsigned next = e->next;
+        entry_drop_refs(e);
+        e->state = SLOT_FREE;
+        e->sub = NULL;
+        e->next = b->free_head;
+        b->free_head = first;
+        first = next;
+    }
+}
+
+/*
+ * Called with b->lock held: queue the @p nr slots chained from @p first to @p last behind the
+ * pending ones, their executor tasks already submitted.
+ */
+static void pending_append(struct batch *b, unsigned nr, unsigned first, unsigned last)
+{
+    /* Workers wait for b->lock, so they see the whole submission at once. */
+    b->tasks += nr;
+    b->in_flight += nr;
+    if (b->pending_tail != NO_SLOT)
+        b->entries[b->pending_tail].next = first;
+    else
+        b->pending_head = first;
+    b->pending_tail = last;
+}
+
 static hipFileError_t batch_submit(hipFileBatchHandle_t batch_idp, unsigned nr,
                                    hipFileIOParams_t *iocbp, unsigned flags)
 {
@@ -406,24 +474,9 @@ static hipFileError_t batch_submit(hipFileBatchHandle_t batch_idp, unsigned nr,
 
     /* All or nothing: every entry is checked (and its slot filled) before any is queued. */
     unsigned first = NO_SLOT, last = NO_SLOT;
-    for (unsigned i = 0; i < nr; i++) {
-        unsigned slot = b->free_head;
-        struct entry *e = &b->entries[slot];
-        unsigned next_free = e->next;
-        if (!entry_prepare(e, &iocbp[i], i)) {
-            e->next = next_free;
-            err = hipFileInvalidValue;
-            goto unprepare;
-        }
-        b->free_head = next_free;
-        e->state = SLOT_PENDING;
-        e->sub = sub;
-        e->next = NO_SLOT;
-        if (last != NO_SLOT)
-            b->entries[last].next = slot;
-        else
-            first = slot;
-        last = slot;
+    if (!entries_take(b, nr, iocbp, sub, &first, &last)) {
+        err = hipFileInvalidValue;
+        goto unprepare;
     }
     int rc = hf_executor_submit(nr, entry_task, b);
     if (rc < 0) {
@@ -432,27 +485,11 @@ static hipFileError_t batch_submit(hipFileBatchHandle_t batch_idp, unsigned nr,
         err = hipFileInternalError;
         goto unprepare;
     }
-    /* Workers wait for b->lock, so they see the whole submission at once. */
-    b->tasks += nr;
-    b->in_flight += nr;
-    if (b->pending_tail != NO_SLOT)
-        b->entries[b->pending_tail].next = first;
-    else
-        b->pending_head = first;
-    b->pending_tail = last;
+    pending_append(b, nr, first, last);
     goto unlock;
 
 unprepare:
-    while (first != NO_SLOT) {
-        struct entry *e = &b->entries[first];
-        unsigned next = e->next;
-        entry_drop_refs(e);
-        e->state = SLOT_FREE;
-        e->sub = NULL;
-        e->next = b->free_head;
-        b->free_head = first;
-        first = next;
-    }
+    entries_give_back(b, first);
     free(sub);
 unlock:
     pthread_mutex_unlock(&b->lock);
