@@ -93,12 +93,15 @@ static bool parse_disk_name(const char *name, unsigned *ctrl_p, unsigned *ns_p)
     return name[used] == '\0';
 }
 
-int nvme_sysfs_resolve(const char *sysfs_root, unsigned major, unsigned minor,
-                       struct nvme_target *target_p, const char **reason_p)
+/*
+ * The sysfs directory of the whole disk under block device @p major:@p minor into @p dir (of
+ * PATH_MAX bytes), and where the partition that device is starts, in 512-byte sectors, into
+ * *start_sectors_p (0 for a whole disk). Returns 0, or -EOPNOTSUPP with *reason_p.
+ */
+static int disk_dir_find(const char *sysfs_root, unsigned major, unsigned minor, char *dir,
+                         uint64_t *start_sectors_p, const char **reason_p)
 {
-    char link[PATH_MAX], dir[PATH_MAX], parent[PATH_MAX], generic[PATH_MAX];
-    struct nvme_target t;
-    memset(&t, 0, sizeof(t));
+    char link[PATH_MAX];
     /* btrfs, overlayfs and network filesystems report anonymous devices with major 0. */
     if (major == 0) {
         *reason_p = "the file's device is anonymous (btrfs, overlay or network filesystem)";
@@ -109,22 +112,26 @@ int nvme_sysfs_resolve(const char *sysfs_root, unsigned major, unsigned minor,
         *reason_p = "sysfs has no block device for the file's st_dev";
         return -EOPNOTSUPP;
     }
-    uint64_t start_sectors = 0;
+    *start_sectors_p = 0;
     if (file_exists(dir, "partition")) {
-        if (read_u64(dir, "start", &start_sectors) != 0) {
+        if (read_u64(dir, "start", start_sectors_p) != 0) {
             *reason_p = "sysfs gives no start for the file's partition";
             return -EOPNOTSUPP;
         }
         cut_last(dir);
     }
-    const char *disk = base_name(dir);
-    unsigned ctrl, ns;
-    if (!parse_disk_name(disk, &ctrl, &ns)) {
-        *reason_p = stacked_reason(disk);
-        return -EOPNOTSUPP;
-    }
+    return 0;
+}
+
+/*
+ * The directory disk @p dir hangs off into @p parent (of PATH_MAX bytes), which must be an NVMe
+ * controller or subsystem: a name like a namespace's is not enough. Returns 0, or -EOPNOTSUPP
+ * with *reason_p.
+ */
+static int disk_parent_find(const char *dir, char *parent, const char **reason_p)
+{
     /* The disk's parent is its controller (nvmeX) or, with multipath, its subsystem. */
-    snprintf(parent, sizeof(parent), "%s", dir);
+    snprintf(parent, PATH_MAX, "%s", dir);
     cut_last(parent);
     char grand[PATH_MAX];
     snprintf(grand, sizeof(grand), "%s", parent);
@@ -134,15 +141,20 @@ int nvme_sysfs_resolve(const char *sysfs_root, unsigned major, unsigned minor,
         *reason_p = "the file's block device is named like an NVMe namespace but is not one";
         return -EOPNOTSUPP;
     }
-    size_t disk_len = strlen(disk);
-    if (disk_len >= sizeof(t.disk)) {
-        *reason_p = "the namespace's name is too long";
-        return -EOPNOTSUPP;
-    }
-    memcpy(t.disk, disk, disk_len + 1);
-    snprintf(t.generic_name, sizeof(t.generic_name), "ng%un%u", ctrl, ns);
+    return 0;
+}
+
+/*
+ * The generic char device of namespace @p ns of controller or subsystem @p ctrl, whose disk hangs
+ * off @p parent: its name and device number into @p t. Returns 0, or -EOPNOTSUPP with *reason_p.
+ */
+static int generic_device_find(const char *sysfs_root, const char *parent, unsigned ctrl,
+                               unsigned ns, struct nvme_target *t, const char **reason_p)
+{
+    char link[PATH_MAX], generic[PATH_MAX];
+    snprintf(t->generic_name, sizeof(t->generic_name), "ng%un%u", ctrl, ns);
     /* The generic device must hang off the same controller or subsystem as the disk. */
-    snprintf(link, sizeof(link), "%s/class/nvme-generic/%s", sysfs_root, t.generic_name);
+    snprintf(link, sizeof(link), "%s/class/nvme-generic/%s", sysfs_root, t->generic_name);
     if (realpath(link, generic) == NULL) {
         *reason_p = "the namespace has no generic char device (kernel older than 5.13?)";
         return -EOPNOTSUPP;
@@ -154,10 +166,19 @@ int nvme_sysfs_resolve(const char *sysfs_root, unsigned major, unsigned minor,
         *reason_p = "the generic char device of that name belongs to another controller";
         return -EOPNOTSUPP;
     }
-    if (read_dev(generic, &t.generic_major, &t.generic_minor) != 0) {
+    if (read_dev(generic, &t->generic_major, &t->generic_minor) != 0) {
         *reason_p = "sysfs gives no device number for the generic char device";
         return -EOPNOTSUPP;
     }
+    return 0;
+}
+
+/*
+ * The namespace id, logical block size and largest transfer of the namespace whose disk is @p dir,
+ * into @p t. Returns 0, or -EOPNOTSUPP with *reason_p when sysfs lacks them or they are unusable.
+ */
+static int namespace_limits_read(const char *dir, struct nvme_target *t, const char **reason_p)
+{
     uint64_t nsid, lba_size, max_hw_kib, max_segments;
     char queue[PATH_MAX];
     if (snprintf(queue, sizeof(queue), "%s/queue", dir) >= (int)sizeof(queue) ||
@@ -173,10 +194,8 @@ int nvme_sysfs_resolve(const char *sysfs_root, unsigned major, unsigned minor,
         *reason_p = "the namespace reports an unusable block size or transfer limit";
         return -EOPNOTSUPP;
     }
-    t.nsid = (uint32_t)nsid;
-    t.lba_size = (uint32_t)lba_size;
-    /* Partition starts are in 512-byte units whatever the logical block size. */
-    t.part_start_bytes = start_sectors * 512;
+    t->nsid = (uint32_t)nsid;
+    t->lba_size = (uint32_t)lba_size;
     /*
      * A command's buffer is mapped page by page, and a page-aligned buffer that is not physically
      * contiguous takes one segment per page; past max_segments the kernel answers EINVAL. One
@@ -185,11 +204,47 @@ int nvme_sysfs_resolve(const char *sysfs_root, unsigned major, unsigned minor,
     uint64_t max_transfer = max_hw_kib * 1024;
     if ((max_segments - 1) * HOST_PAGE < max_transfer)
         max_transfer = (max_segments - 1) * HOST_PAGE;
-    t.max_transfer = hfp_align_down(max_transfer, lba_size);
-    if (t.max_transfer == 0) {
+    t->max_transfer = hfp_align_down(max_transfer, lba_size);
+    if (t->max_transfer == 0) {
         *reason_p = "the namespace's transfer limits are smaller than one logical block";
         return -EOPNOTSUPP;
     }
+    return 0;
+}
+
+int nvme_sysfs_resolve(const char *sysfs_root, unsigned major, unsigned minor,
+                       struct nvme_target *target_p, const char **reason_p)
+{
+    char dir[PATH_MAX], parent[PATH_MAX];
+    struct nvme_target t;
+    memset(&t, 0, sizeof(t));
+    uint64_t start_sectors;
+    int rc = disk_dir_find(sysfs_root, major, minor, dir, &start_sectors, reason_p);
+    if (rc < 0)
+        return rc;
+    const char *disk = base_name(dir);
+    unsigned ctrl, ns;
+    if (!parse_disk_name(disk, &ctrl, &ns)) {
+        *reason_p = stacked_reason(disk);
+        return -EOPNOTSUPP;
+    }
+    rc = disk_parent_find(dir, parent, reason_p);
+    if (rc < 0)
+        return rc;
+    size_t disk_len = strlen(disk);
+    if (disk_len >= sizeof(t.disk)) {
+        *reason_p = "the namespace's name is too long";
+        return -EOPNOTSUPP;
+    }
+    memcpy(t.disk, disk, disk_len + 1);
+    rc = generic_device_find(sysfs_root, parent, ctrl, ns, &t, reason_p);
+    if (rc < 0)
+        return rc;
+    rc = namespace_limits_read(dir, &t, reason_p);
+    if (rc < 0)
+        return rc;
+    /* Partition starts are in 512-byte units whatever the logical block size. */
+    t.part_start_bytes = start_sectors * 512;
     *target_p = t;
     return 0;
 }
