@@ -264,92 +264,91 @@ static bool block_ready(const struct pipe *p, size_t k, size_t end)
     return (have & want) == want;
 }
 
-/* The copier: queue each block's copy as it becomes whole; free buffers for the readers. */
-static void pipe_copier(struct pipe *p)
+/*
+ * Queue the copy of block @p k, read from @p start on, to the device on its buffer's stream,
+ * marking the buffer as having copies pending from the first one queued. False when the request
+ * stops here: the block holds no byte before the end, or the runtime refused the copy (noted).
+ */
+static inline bool pipe_queue_copy(struct pipe *p, size_t k, size_t start, bool *pending,
+                                   size_t *pending_from)
 {
     struct fallback_io *io = p->io;
     const struct hf_gpu_ops *gpu = io->fb->host->gpu;
-    size_t blocks_per_buffer = p->buf_size / p->block;
-    bool pending[PIPE_BUFFERS_MAX] = {false};
-    size_t pending_from[PIPE_BUFFERS_MAX]; /* position of a pending buffer's first queued copy */
-    size_t k = 0;                          /* next block to copy */
-    size_t confirmed = 0;                  /* blocks whose copies are known to be done */
-    unsigned spins = 0;
-    while (k < p->blocks) {
-        size_t end = min_size(atomic_load_explicit(&p->short_pos, memory_order_acquire), p->span);
-        size_t start = k * p->block < p->skew ? p->skew : k * p->block;
-        if (start >= end)
-            break;
-        /* A block past the ring's free buffers cannot have been read: its mask is an older one's.
-         */
-        if (k < confirmed + p->ring_blocks && block_ready(p, k, end)) {
-            /* A piece of this block that ended short noted it before it counted as read. */
-            end = min_size(atomic_load_explicit(&p->short_pos, memory_order_acquire), p->span);
-            size_t stop = min_size((k + 1) * p->block, end);
-            if (stop <= start)
-                break;
-            unsigned b = (unsigned)((start / p->buf_size) % p->buffers);
-            int err = gpu->memcpy_async(io->mem + (start - p->skew), pipe_staging(p, start),
-                                        stop - start, p->stream[b]);
-            if (err != 0) {
-                fallback_log(io->fb, HF_LOG_ERROR,
-                             "queueing a copy to the device at request byte "
-                             "%zu failed: %s (%d)",
-                             start - p->skew, gpu->error_string(err), err);
-                pipe_note_short(p, start, -HF_EGPU, err);
-                break;
-            }
-            if (!pending[b])
-                pending_from[b] = start;
-            pending[b] = true;
-            k++;
-            spins = 0;
-            continue;
-        }
-        /*
-         * The readers wait for the oldest buffer once they have filled the ring: wait for its
-         * copies (all queued by now), then let them reuse it.
-         */
-        bool starved = atomic_load_explicit(&p->next_piece, memory_order_relaxed) >=
-                       atomic_load_explicit(&p->piece_limit, memory_order_relaxed);
-        if (starved && k >= confirmed + blocks_per_buffer) {
-            unsigned b = (unsigned)(((confirmed * p->block) / p->buf_size) % p->buffers);
-            int err = gpu->stream_synchronize(p->stream[b]);
-            if (err != 0) {
-                fallback_log(io->fb, HF_LOG_ERROR,
-                             "copy to the device before request byte %zu "
-                             "failed: %s (%d)",
-                             k * p->block - p->skew, gpu->error_string(err), err);
-                pipe_note_short(p, pending_from[b], -HF_EGPU, err);
-                break;
-            }
-            pending[b] = false;
-            for (size_t i = 0; i < blocks_per_buffer; i++)
-                atomic_store_explicit(&p->read_mask[(confirmed + i) % p->ring_blocks], 0,
-                                      memory_order_relaxed);
-            confirmed += blocks_per_buffer;
-            atomic_store_explicit(
-                &p->piece_limit,
-                min_size((confirmed + p->ring_blocks) * p->pieces_per_block, p->pieces),
-                memory_order_release);
-            pipe_ring_moved(p);
-            continue;
-        }
-        /* Nothing to queue yet: with few readers, read a piece rather than wait for one. */
-        size_t index;
-        bool blocked;
-        bool reads = p->lanes <= PIPE_COPIER_READS_MAX_LANES ||
-                     atomic_load_explicit(&p->readers, memory_order_relaxed) == 0;
-        if (reads && pipe_claim(p, &index, &blocked)) {
-            pipe_read_piece(p, index);
-            spins = 0;
-        } else {
-            pipe_pause(&spins);
-        }
+    /* A piece of this block that ended short noted it before it counted as read. */
+    size_t end = min_size(atomic_load_explicit(&p->short_pos, memory_order_acquire), p->span);
+    size_t stop = min_size((k + 1) * p->block, end);
+    if (stop <= start)
+        return false;
+    unsigned b = (unsigned)((start / p->buf_size) % p->buffers);
+    int err = gpu->memcpy_async(io->mem + (start - p->skew), pipe_staging(p, start), stop - start,
+                                p->stream[b]);
+    if (err != 0) {
+        fallback_log(io->fb, HF_LOG_ERROR,
+                     "queueing a copy to the device at request byte %zu failed: %s (%d)",
+                     start - p->skew, gpu->error_string(err), err);
+        pipe_note_short(p, start, -HF_EGPU, err);
+        return false;
     }
-    atomic_store_explicit(&p->copier_done, true, memory_order_release);
+    if (!pending[b])
+        pending_from[b] = start;
+    pending[b] = true;
+    return true;
+}
+
+/*
+ * The readers wait for the oldest buffer once they have filled the ring: wait for its copies (all
+ * queued by now, @p k being the next block to copy), then let them reuse it, moving
+ * *confirmed_inout past its @p blocks_per_buffer blocks. False when a copy failed (noted).
+ */
+static inline bool pipe_recycle_oldest(struct pipe *p, size_t k, size_t blocks_per_buffer,
+                                       size_t *confirmed_inout, bool *pending,
+                                       const size_t *pending_from)
+{
+    struct fallback_io *io = p->io;
+    const struct hf_gpu_ops *gpu = io->fb->host->gpu;
+    size_t confirmed = *confirmed_inout;
+    unsigned b = (unsigned)(((confirmed * p->block) / p->buf_size) % p->buffers);
+    int err = gpu->stream_synchronize(p->stream[b]);
+    if (err != 0) {
+        fallback_log(io->fb, HF_LOG_ERROR,
+                     "copy to the device before request byte %zu failed: %s (%d)",
+                     k * p->block - p->skew, gpu->error_string(err), err);
+        pipe_note_short(p, pending_from[b], -HF_EGPU, err);
+        return false;
+    }
+    pending[b] = false;
+    for (size_t i = 0; i < blocks_per_buffer; i++)
+        atomic_store_explicit(&p->read_mask[(confirmed + i) % p->ring_blocks], 0,
+                              memory_order_relaxed);
+    confirmed += blocks_per_buffer;
+    atomic_store_explicit(&p->piece_limit,
+                          min_size((confirmed + p->ring_blocks) * p->pieces_per_block, p->pieces),
+                          memory_order_release);
     pipe_ring_moved(p);
-    /* The request's bytes count once their copies completed. */
+    *confirmed_inout = confirmed;
+    return true;
+}
+
+/* Nothing to queue yet: with few readers, read a piece rather than wait for one. */
+static inline void pipe_copier_idle(struct pipe *p, unsigned *spins_inout)
+{
+    size_t index;
+    bool blocked;
+    bool reads = p->lanes <= PIPE_COPIER_READS_MAX_LANES ||
+                 atomic_load_explicit(&p->readers, memory_order_relaxed) == 0;
+    if (reads && pipe_claim(p, &index, &blocked)) {
+        pipe_read_piece(p, index);
+        *spins_inout = 0;
+    } else {
+        pipe_pause(spins_inout);
+    }
+}
+
+/* The request's bytes count once their copies completed. */
+static inline void pipe_copies_wait(struct pipe *p, const bool *pending, const size_t *pending_from)
+{
+    struct fallback_io *io = p->io;
+    const struct hf_gpu_ops *gpu = io->fb->host->gpu;
     for (unsigned b = 0; b < p->buffers; b++) {
         if (!pending[b])
             continue;
@@ -361,6 +360,44 @@ static void pipe_copier(struct pipe *p)
             pipe_note_short(p, pending_from[b], -HF_EGPU, err);
         }
     }
+}
+
+/* The copier: queue each block's copy as it becomes whole; free buffers for the readers. */
+static void pipe_copier(struct pipe *p)
+{
+    size_t blocks_per_buffer = p->buf_size / p->block;
+    bool pending[PIPE_BUFFERS_MAX] = {false};
+    size_t pending_from[PIPE_BUFFERS_MAX]; /* position of a pending buffer's first queued copy */
+    size_t k = 0;                          /* next block to copy */
+    size_t confirmed = 0;                  /* blocks whose copies are known to be done */
+    unsigned spins = 0;
+    while (k < p->blocks) {
+        size_t end = min_size(atomic_load_explicit(&p->short_pos, memory_order_acquire), p->span);
+        size_t start = k * p->block < p->skew ? p->skew : k * p->block;
+        if (start >= end)
+            break;
+        /*
+         * A block past the ring's free buffers cannot have been read: its mask is an older one's.
+         */
+        if (k < confirmed + p->ring_blocks && block_ready(p, k, end)) {
+            if (!pipe_queue_copy(p, k, start, pending, pending_from))
+                break;
+            k++;
+            spins = 0;
+            continue;
+        }
+        bool starved = atomic_load_explicit(&p->next_piece, memory_order_relaxed) >=
+                       atomic_load_explicit(&p->piece_limit, memory_order_relaxed);
+        if (starved && k >= confirmed + blocks_per_buffer) {
+            if (!pipe_recycle_oldest(p, k, blocks_per_buffer, &confirmed, pending, pending_from))
+                break;
+            continue;
+        }
+        pipe_copier_idle(p, &spins);
+    }
+    atomic_store_explicit(&p->copier_done, true, memory_order_release);
+    pipe_ring_moved(p);
+    pipe_copies_wait(p, pending, pending_from);
 }
 
 /*
