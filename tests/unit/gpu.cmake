@@ -1,4 +1,4 @@
-# GPU runtime binding (core/services/gpu.c) against the fake runtimes in tests/fixtures and the host
+# GPU runtime binding (core/services/gpu.c, gpu_runtime.c) against the fake runtimes in tests/fixtures and the host
 # provider the test program links.
 hf_add_gtest(NAME test_gpu_binding INTERNAL
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_gpu_binding.cc)
