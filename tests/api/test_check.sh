@@ -266,6 +266,9 @@ BadOptionsExitTwo)
     expect_err "expected device, pinned or host"
     run 2 --explain "$WORK/data" --size 0
     run 2 --explain "$WORK/data" --size 12Q
+    # A trailing space is not a unit: it was once read as TiB.
+    run 2 --explain "$WORK/data" --size "1 "
+    run 2 --explain "$WORK/data" --offset "4 "
     run 2 --explain "$WORK/data" --offset -1
     run 2 --size 4096
     expect_err "give --explain FILE"

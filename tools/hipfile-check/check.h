@@ -42,6 +42,12 @@ enum check_mem {
     CHECK_MEM_HOST,   /**< malloc */
 };
 
+/** Kinds of enum check_mem. */
+#define CHECK_MEM_KINDS 3
+
+/** Indexed by enum check_mem: the words --mem takes, as the report writes them (explain.c). */
+extern const char *const check_mem_names[CHECK_MEM_KINDS];
+
 /** What the command line asked for. */
 struct check_options {
     bool json;           /**< --json */

@@ -242,19 +242,8 @@ static void emit_rank(struct emit *e, const struct check_options *opts,
     *usable_p = usable;
 }
 
-/* @p mem as --mem spells it. */
-static const char *mem_name(enum check_mem mem)
-{
-    switch (mem) {
-    case CHECK_MEM_DEVICE:
-        return "device";
-    case CHECK_MEM_PINNED:
-        return "pinned";
-    case CHECK_MEM_HOST:
-        return "host";
-    }
-    return "?";
-}
+const char *const check_mem_names[CHECK_MEM_KINDS] = {
+    [CHECK_MEM_DEVICE] = "device", [CHECK_MEM_PINNED] = "pinned", [CHECK_MEM_HOST] = "host"};
 
 /* ---- the whole explanation ----------------------------------------------------------------- */
 
@@ -264,7 +253,7 @@ static void emit_request(struct emit *e, const struct check_options *opts)
     emit_str(e, "op", "operation", opts->write ? "write" : "read");
     emit_int(e, "size", "size", (long long)opts->size);
     emit_int(e, "offset", "file offset", (long long)opts->offset);
-    emit_str(e, "mem", "memory", mem_name(opts->mem));
+    emit_str(e, "mem", "memory", check_mem_names[opts->mem]);
 }
 
 /* The core's last error line since @p from, or @p fallback. */
@@ -275,6 +264,50 @@ static const char *logged_error(struct check_setup *s, off_t from, const char *f
     const char *why = log != NULL ? log_last_error(log, buf, size) : NULL;
     free(log);
     return why != NULL ? why : fallback;
+}
+
+/*
+ * The "buffer" section: a buffer of opts->mem allocated and registered as the request's. Returns
+ * 0 with it in *buffer and st->buffer, or -1 after emitting why (the allocation already freed).
+ */
+static int register_buffer(struct emit *e, struct check_setup *s, const struct check_options *opts,
+                           off_t from, struct explain_buffer *buffer, struct explain_state *st)
+{
+    char why[2048];
+    const char *what = "";
+    int rc = buffer_alloc(buffer, opts->mem, opts->size, &what);
+    emit_section(e, "buffer", "Buffer as registered");
+    if (rc != 0) {
+        const char *text = opts->mem == CHECK_MEM_HOST || rc == ENOSYS
+                               ? strerror(rc)
+                               : hf_introspect_runtime_error(rc);
+        emit_strf(e, "error", "error", "%s of %zu bytes failed: %s", what, opts->size, text);
+        emit_end(e);
+        return -1;
+    }
+    hipFileError_t status_buf =
+        hf_introspect_buffer_register(buffer->base, opts->size, &st->buffer);
+    if (st->buffer == NULL) {
+        const char *core_says =
+            logged_error(s, from, hipFileGetOpErrorString(status_buf.err), why, sizeof(why));
+        /* Say what to change unless the core's own line already does. */
+        struct hf_introspect_setting system_memory;
+        hf_introspect_setting_of(HF_INTROSPECT_ALLOW_SYSTEM_MEMORY, &system_memory);
+        bool hint = opts->mem != CHECK_MEM_DEVICE && !system_memory.num &&
+                    strstr(core_says, "allow_system_memory") == NULL;
+        emit_strf(e, "error", "error",
+                  "the core refuses this buffer before any backend sees it: %s%s", core_says,
+                  hint ? " (host memory is accepted only with properties.allow_system_memory = "
+                         "true)"
+                       : "");
+        emit_end(e);
+        buffer_free(buffer);
+        return -1;
+    }
+    emit_buffer_facts(e, hf_introspect_buffer_info(st->buffer));
+    emit_str(e, "error", NULL, NULL);
+    emit_end(e);
+    return 0;
 }
 
 int explain_request(struct emit *e, struct check_setup *s, const struct check_options *opts, int fd)
@@ -314,37 +347,8 @@ int explain_request(struct emit *e, struct check_setup *s, const struct check_op
     }
     emit_file_facts(e, hf_introspect_file_info(st.file));
 
-    const char *what = "";
-    int rc = buffer_alloc(&buffer, opts->mem, opts->size, &what);
-    emit_section(e, "buffer", "Buffer as registered");
-    if (rc != 0) {
-        const char *text = opts->mem == CHECK_MEM_HOST || rc == ENOSYS
-                               ? strerror(rc)
-                               : hf_introspect_runtime_error(rc);
-        emit_strf(e, "error", "error", "%s of %zu bytes failed: %s", what, opts->size, text);
-        emit_end(e);
+    if (register_buffer(e, s, opts, from, &buffer, &st) != 0)
         goto release_file;
-    }
-    hipFileError_t status_buf = hf_introspect_buffer_register(buffer.base, opts->size, &st.buffer);
-    if (st.buffer == NULL) {
-        const char *core_says =
-            logged_error(s, from, hipFileGetOpErrorString(status_buf.err), why, sizeof(why));
-        /* Say what to change unless the core's own line already does. */
-        struct hf_introspect_setting system_memory;
-        hf_introspect_setting_of(HF_INTROSPECT_ALLOW_SYSTEM_MEMORY, &system_memory);
-        bool hint = opts->mem != CHECK_MEM_DEVICE && !system_memory.num &&
-                    strstr(core_says, "allow_system_memory") == NULL;
-        emit_strf(e, "error", "error",
-                  "the core refuses this buffer before any backend sees it: %s%s", core_says,
-                  hint ? " (host memory is accepted only with properties.allow_system_memory = "
-                         "true)"
-                       : "");
-        emit_end(e);
-        goto free_buffer;
-    }
-    emit_buffer_facts(e, hf_introspect_buffer_info(st.buffer));
-    emit_str(e, "error", NULL, NULL);
-    emit_end(e);
 
     size_t usable = 0;
     emit_rank(e, opts, &st, &usable);
@@ -352,7 +356,6 @@ int explain_request(struct emit *e, struct check_setup *s, const struct check_op
     status = usable > 0 ? CHECK_EXIT_USABLE : CHECK_EXIT_UNUSABLE;
 
     hf_introspect_buffer_release(st.buffer);
-free_buffer:
     buffer_free(&buffer);
 release_file:
     hf_introspect_file_release(st.file);

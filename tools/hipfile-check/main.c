@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "common/cmdline.h"
 
 static const char usage_text[] =
     "Usage: " CHECK_NAME " [--json] [--verbose]\n"
@@ -44,10 +45,7 @@ static const char usage_text[] =
     "Exit status: 0 when GPU I/O is usable (with --explain: a backend would serve the request),\n"
     "1 when it is not (the verdict lists every problem with its fix), 2 for a bad command line\n"
     "or a FILE that cannot be opened.\n"
-    "\n"
-    "The configuration is the file HIPFILE_CONFIG names, else the first that exists of the\n"
-    "installation's own hipfile.conf (<prefix>/etc/hipfile.conf; in the build tree, the build's\n"
-    "hipfile.conf) and /etc/hipfile.conf. The environment (HIPFILE_GPU_RUNTIME,\n"
+    "\n" TOOL_HELP_CONFIG_SEARCH " The environment (HIPFILE_GPU_RUNTIME,\n"
     "HIPFILE_PLUGIN_DIR, ...) applies as it does to any program using hipfile.\n";
 
 enum long_only_option {
@@ -85,28 +83,10 @@ static int usage_error(const char *fmt, ...)
     return -EINVAL;
 }
 
-/* A byte count: decimal or 0x hex, optionally followed by K, M or G (powers of 1024). */
+/* A byte count, decimal or 0x hex, with K, M or G; at most @p max. 0, or -1 when it is not one. */
 static int parse_bytes(const char *text, uint64_t max, uint64_t *value_p)
 {
-    char *end;
-    if (text[0] == '-' || text[0] == '\0')
-        return -EINVAL;
-    errno = 0;
-    unsigned long long v = strtoull(text, &end, 0);
-    if (errno != 0 || end == text)
-        return -EINVAL;
-    unsigned shift = 0;
-    if (*end != '\0') {
-        const char *suffixes = "KMG";
-        const char *at = strchr(suffixes, end[0] & ~0x20);
-        if (at == NULL || end[1] != '\0')
-            return -EINVAL;
-        shift = 10u * (unsigned)(at - suffixes + 1);
-    }
-    if (v > (max >> shift))
-        return -ERANGE;
-    *value_p = (uint64_t)v << shift;
-    return 0;
+    return tool_parse_size(text, &tool_size_syntax_kmg, max, value_p) == TOOL_SIZE_OK ? 0 : -1;
 }
 
 int check_options_parse(int argc, char **argv, struct check_options *opts_p)
@@ -114,6 +94,7 @@ int check_options_parse(int argc, char **argv, struct check_options *opts_p)
     struct check_options o = {.size = 1u << 20, .mem = CHECK_MEM_DEVICE};
     bool request_option = false;
     uint64_t value;
+    int mem;
     int c;
 
     opterr = 0;
@@ -137,14 +118,10 @@ int check_options_parse(int argc, char **argv, struct check_options *opts_p)
             break;
         case OPT_MEM:
             request_option = true;
-            if (strcmp(optarg, "device") == 0)
-                o.mem = CHECK_MEM_DEVICE;
-            else if (strcmp(optarg, "pinned") == 0)
-                o.mem = CHECK_MEM_PINNED;
-            else if (strcmp(optarg, "host") == 0)
-                o.mem = CHECK_MEM_HOST;
-            else
+            mem = tool_word_index(optarg, check_mem_names, CHECK_MEM_KINDS);
+            if (mem < 0)
                 return usage_error("--mem %s: expected device, pinned or host", optarg);
+            o.mem = (enum check_mem)mem;
             break;
         case OPT_WRITE:
             request_option = true;

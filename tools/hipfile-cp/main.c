@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/cmdline.h"
 #include "cp.h"
 
 /* DEST names a directory: the copy goes inside it, under the source's own name, as cp does. */
@@ -29,6 +30,43 @@ static const char *resolve_destination(const char *src, const char *dst, char *b
     if (snprintf(buf, len, "%s%s%s", dst, sep, basename(copy)) >= (int)len)
         return NULL;
     return buf;
+}
+
+/*
+ * Open SOURCE and find how many bytes to copy. DEST is compared with it here, before DEST is
+ * opened, because opening it truncates it. Returns the descriptor, or -1 after printing why.
+ */
+static int open_source(const char *src, const char *dst, uint64_t *size_p)
+{
+    int src_fd = open(src, O_RDONLY | O_CLOEXEC);
+    if (src_fd < 0) {
+        fprintf(stderr, CP_NAME ": cannot open %s: %s\n", src, strerror(errno));
+        return -1;
+    }
+    struct stat src_st, dst_st;
+    if (fstat(src_fd, &src_st) != 0) {
+        fprintf(stderr, CP_NAME ": cannot stat %s: %s\n", src, strerror(errno));
+        goto close_source;
+    }
+    if (!S_ISREG(src_st.st_mode) && !S_ISBLK(src_st.st_mode)) {
+        fprintf(stderr, CP_NAME ": %s is not a regular file or block device\n", src);
+        goto close_source;
+    }
+    if (stat(dst, &dst_st) == 0 && dst_st.st_dev == src_st.st_dev &&
+        dst_st.st_ino == src_st.st_ino) {
+        fprintf(stderr, CP_NAME ": %s and %s are the same file\n", src, dst);
+        goto close_source;
+    }
+    *size_p = (uint64_t)src_st.st_size;
+    if (S_ISBLK(src_st.st_mode)) {
+        off_t end = lseek(src_fd, 0, SEEK_END);
+        *size_p = end > 0 ? (uint64_t)end : 0;
+    }
+    return src_fd;
+
+close_source:
+    close(src_fd);
+    return -1;
 }
 
 static void print_summary(const struct cp_options *o, const char *dst, uint64_t size,
@@ -48,7 +86,7 @@ int main(int argc, char **argv)
     int parsed = cp_parse_options(argc, argv, &o);
     if (parsed != 0)
         return parsed > 0 ? 0 : 2;
-    bool progress_on = o.progress == 1 || (o.progress < 0 && isatty(STDERR_FILENO));
+    bool progress_on = tool_progress_wanted(o.progress);
 
     char dst_buf[PATH_MAX];
     const char *dst = resolve_destination(o.src, o.dst, dst_buf, sizeof dst_buf);
@@ -57,34 +95,10 @@ int main(int argc, char **argv)
         return 1;
     }
 
-    int src_fd = open(o.src, O_RDONLY | O_CLOEXEC);
-    if (src_fd < 0) {
-        fprintf(stderr, CP_NAME ": cannot open %s: %s\n", o.src, strerror(errno));
+    uint64_t size;
+    int src_fd = open_source(o.src, dst, &size);
+    if (src_fd < 0)
         return 1;
-    }
-    struct stat src_st, dst_st;
-    if (fstat(src_fd, &src_st) != 0) {
-        fprintf(stderr, CP_NAME ": cannot stat %s: %s\n", o.src, strerror(errno));
-        close(src_fd);
-        return 1;
-    }
-    if (!S_ISREG(src_st.st_mode) && !S_ISBLK(src_st.st_mode)) {
-        fprintf(stderr, CP_NAME ": %s is not a regular file or block device\n", o.src);
-        close(src_fd);
-        return 1;
-    }
-    /* Checked before the destination is opened, because opening it truncates it. */
-    if (stat(dst, &dst_st) == 0 && dst_st.st_dev == src_st.st_dev &&
-        dst_st.st_ino == src_st.st_ino) {
-        fprintf(stderr, CP_NAME ": %s and %s are the same file\n", o.src, dst);
-        close(src_fd);
-        return 1;
-    }
-    uint64_t size = (uint64_t)src_st.st_size;
-    if (S_ISBLK(src_st.st_mode)) {
-        off_t end = lseek(src_fd, 0, SEEK_END);
-        size = end > 0 ? (uint64_t)end : 0;
-    }
 
     /* --verify reads the destination back, so it needs read access too. */
     int dst_fd = open(dst, (o.verify ? O_RDWR : O_WRONLY) | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

@@ -1,13 +1,10 @@
 /*
  * hipfile-cp's command line: options, sizes with K/M/G suffixes, --help and --version.
  */
-#include <errno.h>
 #include <getopt.h>
-#include <hipfile.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
+#include "common/cmdline.h"
 #include "cp.h"
 
 static const char usage_text[] =
@@ -30,41 +27,11 @@ static const char usage_text[] =
     "\n"
     "Exit status: 0 copied (and verified), 1 the copy or the verification failed, 2 bad command\n"
     "line. Sizes are in MiB (2^20 bytes), rates in GB/s (10^9 bytes per second).\n"
-    "\n"
-    "The configuration is the file HIPFILE_CONFIG names, else the first that exists of the\n"
-    "installation's own hipfile.conf (<prefix>/etc/hipfile.conf; in the build tree, the build's\n"
-    "hipfile.conf) and /etc/hipfile.conf. HIPFILE_GPU_RUNTIME and the other variables apply as\n"
-    "for any hipfile program; hipfile-check shows what they resolve to.\n";
+    "\n" TOOL_HELP_CONFIG;
 
 static int parse_size(const char *text, uint64_t *out)
 {
-    char *end;
-    errno = 0;
-    unsigned long long value = strtoull(text, &end, 0);
-    if (errno != 0 || end == text || text[0] == '-')
-        return -1;
-    unsigned shift = 0;
-    if (*end == 'K' || *end == 'k')
-        shift = 10;
-    else if (*end == 'M' || *end == 'm')
-        shift = 20;
-    else if (*end == 'G' || *end == 'g')
-        shift = 30;
-    if (shift != 0)
-        end++;
-    if (*end != '\0' || value > (UINT64_MAX >> shift))
-        return -1;
-    *out = (uint64_t)value << shift;
-    return 0;
-}
-
-static void print_version(void)
-{
-    unsigned major = 0, minor = 0, patch = 0;
-    printf(CP_NAME " %d.%d.%d\n", HIPFILE_VERSION_MAJOR, HIPFILE_VERSION_MINOR,
-           HIPFILE_VERSION_PATCH);
-    if (hipFileGetVersion(&major, &minor, &patch).err == hipFileSuccess)
-        printf("hipfile library %u.%u.%u\n", major, minor, patch);
+    return tool_parse_size(text, &tool_size_syntax_kmg, UINT64_MAX, out) == TOOL_SIZE_OK ? 0 : -1;
 }
 
 int cp_parse_options(int argc, char **argv, struct cp_options *opts)
@@ -118,7 +85,7 @@ int cp_parse_options(int argc, char **argv, struct cp_options *opts)
             fputs(usage_text, stdout);
             return 1;
         case OPT_VERSION:
-            print_version();
+            tool_print_version(CP_NAME);
             return 1;
         default:
             if (optopt != 0 && optopt < 256)
