@@ -1,9 +1,8 @@
 /*
- * hipfile-bench: what its parts share. Options (options.c, help.c), the benchmark file and its
- * pattern (file.c), latency histograms (hist.c), result rows (result.c), the measuring loop
- * (measure.c), failed calls reported (errors.c), the library and baseline transfer methods
- * (methods.c, copy.c, ceiling.c), the library set up (library.c), the report (report.c), --sweep
- * (sweep.c) and the driver (main.c).
+ * hipfile-bench: what its parts share, in the order of its folders (main.c has the map): the
+ * command line (options/), the loop every method is measured in and what it stands on
+ * (measure/), the library's methods (methods/), the baselines they are judged against
+ * (baselines/), and the report (report/).
  */
 #ifndef HIPFILE_BENCH_H
 #define HIPFILE_BENCH_H
@@ -40,7 +39,7 @@
 
 /**
  * Most configurations the ceiling baseline's calibration tries: worker counts x piece sizes, each
- * with and without streaming stores (ceiling.c checks that they fit).
+ * with and without streaming stores (baselines/ceiling.c checks that they fit).
  */
 #define BENCH_CEILING_MAX_TRIALS 32
 
@@ -52,6 +51,8 @@
 
 /** Set by SIGINT/SIGTERM: every loop stops at its next call and the program cleans up. */
 extern volatile sig_atomic_t bench_stop;
+
+/* ---- The command line (options/) ------------------------------------------------------------ */
 
 /** Direction of a workload. */
 enum bench_op { BENCH_READ, BENCH_WRITE };
@@ -153,22 +154,28 @@ struct bench_options {
  */
 int bench_options_parse(int argc, char **argv, struct bench_options *opts_p);
 
+/** The word --mem takes for @p mem ("device", "pinned", "pageable"), as the report writes it. */
+const char *bench_mem_name(enum bench_mem mem);
+
 /** The word --async-wait takes for @p wait ("sync", "poll"), as the report writes it. */
 const char *bench_async_wait_name(enum bench_async_wait wait);
 
-/** Print the --help text on stdout. */
+/** Print the --help text on stdout (options/help.c). */
 void bench_print_usage(void);
 
-/** Print this program's and the hipfile library's versions on stdout. */
-void bench_print_version(void);
-
-/** Format @p bytes as "64 MiB", "4 KiB" or "1000 B" into @p text (at least 32 bytes). */
+/**
+ * Format @p bytes as "64 MiB", "4 KiB" or "1000 B" into @p text (at least 32 bytes)
+ * (options/size_text.c).
+ */
 const char *bench_size_text(uint64_t bytes, char *text, size_t len);
 
 /** Format @p bytes as the command line writes them ("64M", "4K", "1000") into @p text. */
 const char *bench_size_short(uint64_t bytes, char *text, size_t len);
 
-/* ---- The file and its pattern (file.c) ------------------------------------------------------ */
+/* ---- The benchmark file and its pattern (measure/file.c) ------------------------------------ */
+
+/** Everything a run of one workload shares (below). */
+struct bench_ctx;
 
 /** The benchmark file and its descriptors, shared by every method of a run. */
 struct bench_file {
@@ -233,7 +240,10 @@ int bench_pread_streamed(int fd, void *buf, size_t size, uint64_t offset, void *
 /** pwrite until @p size bytes are in the file. Returns 0, or -1 with errno set. */
 int bench_pwrite_full(int fd, const void *buf, size_t size, uint64_t offset);
 
-/* ---- Measuring (measure.c) ------------------------------------------------------------------ */
+/** Write data to disk between methods, so none pays for another's writeback. 0 or -1. */
+int bench_settle_writes(const struct bench_ctx *ctx);
+
+/* ---- Measuring: the loop every method runs in (measure/) ------------------------------------ */
 
 /** Log-linear latency histogram in nanoseconds: 32 buckets per power of two (about 3% wide). */
 struct bench_hist {
@@ -257,10 +267,10 @@ uint64_t bench_now_ns(void);
 /** User plus system CPU time of the whole process (every thread, the library's included). */
 double bench_cpu_seconds(void);
 
-/** The shape of the ceiling baseline's pipeline being measured (ceiling.c). */
+/** The shape of the ceiling baseline's pipeline being measured (baselines/ceiling.c). */
 struct bench_ceiling_shape;
 
-/** --sweep's results, size by size (sweep.c). */
+/** --sweep's results, size by size (report/sweep.c). */
 struct bench_sweep;
 
 /** Everything a run of one workload shares. */
@@ -313,6 +323,12 @@ struct bench_thread {
     uint64_t *offsets;           /**< file offsets of one io_many call (methods with entries) */
     void *api;                   /**< the method's own state (stream, batch handle) */
 };
+
+/** Whether the workload @p t runs reads (else writes). */
+static inline bool bench_thread_reads(const struct bench_thread *t)
+{
+    return t->ctx->wl->op == BENCH_READ;
+}
 
 /** A way to move the workload's data: the library, or one of the baselines. */
 struct bench_method {
@@ -398,6 +414,13 @@ void bench_result_init(struct bench_result *result, const char *name);
 int bench_measure(const struct bench_ctx *ctx, const struct bench_method *method,
                   struct bench_result *result);
 
+/**
+ * bench_measure of @p base under the name @p name on @p threads threads, then its writes settled
+ * (bench_settle_writes). Returns 0, or -1 when the method or the settling failed.
+ */
+int bench_measure_named(const struct bench_ctx *ctx, const struct bench_method *base,
+                        const char *name, unsigned threads, struct bench_result *result);
+
 /** A method's threads, set up and warmed up, between measured passes. */
 struct bench_session;
 
@@ -426,7 +449,32 @@ int bench_result_fail(struct bench_result *result, const char *why);
 /** What --drop-cache did last (empty when it was not asked for). */
 extern char bench_drop_cache_note[160];
 
-/* ---- The library's statistics as a check of each pass (counts.c) ---------------------------- */
+/* ---- Buffers and failures (measure/memory.c, measure/errors.c) ------------------------------ */
+
+/** Allocate @p size bytes of --mem memory (device, pinned or pageable). 0 or -1 after printing. */
+int bench_alloc(enum bench_mem mem, size_t size, void **ptr_p);
+
+/** Free what bench_alloc returned; NULL is ignored. */
+void bench_free(enum bench_mem mem, void *ptr);
+
+/** Print "<what>: <HIP error>" for a failed HIP call; returns -1. */
+int bench_hip_error(const char *what, hipError_t err);
+
+/** Print "<what>: <hipfile error>" for a failed hipfile status call; returns -1. */
+int bench_status_error(const char *what, hipFileError_t status);
+
+/** Report a failed call of the workload: "<call> at offset N: <why>"; returns -1. */
+int bench_call_error(const struct bench_thread *t, const char *call, uint64_t offset,
+                     const char *why);
+
+/** bench_call_error with errno as the reason (ENODATA: an unexpected end of file); returns -1. */
+int bench_errno_error(const struct bench_thread *t, const char *call, uint64_t offset);
+
+/** Report a call that moved @p moved of @p size bytes (or failed, when negative); returns -1. */
+int bench_moved_error(const struct bench_thread *t, const char *call, uint64_t offset,
+                      ssize_t moved, size_t size);
+
+/* ---- The library's statistics as a check of each pass (measure/counts.c) -------------------- */
 
 /** Request counters of the library at one moment. */
 struct bench_counts {
@@ -449,20 +497,10 @@ int bench_counts_check(const struct bench_ctx *ctx, const struct bench_counts *b
                        const struct bench_counts *after, uint64_t calls,
                        const uint64_t *group_calls, struct bench_result *result);
 
-/* ---- Methods (methods.c, copy.c) ------------------------------------------------------------ */
+/* ---- The library's methods (methods/) ------------------------------------------------------- */
 
 /** The library itself: hipFileRead/hipFileWrite into --mem buffers, on --threads threads. */
 extern const struct bench_method bench_method_library;
-/** Raw pread/pwrite into host memory on the file's own descriptor. */
-extern const struct bench_method bench_method_raw;
-/** Raw pread on an O_DIRECT descriptor. */
-extern const struct bench_method bench_method_odirect;
-/** pread into pageable memory and hipMemcpy to the device, per call. */
-extern const struct bench_method bench_method_naive;
-/** A 16 MiB pageable bounce allocated per call, synchronous copies, fdatasync per written chunk. */
-extern const struct bench_method bench_method_amd;
-/** pread into pinned memory and one hipMemcpy of the same size to the device. */
-extern const struct bench_method bench_method_pread_copy;
 /** The library through hipFileReadAsync/WriteAsync, one registered stream per thread. */
 extern const struct bench_method bench_method_library_async;
 /** The library through the batch API, --batch-entries calls per submission. */
@@ -472,43 +510,6 @@ extern const struct bench_method bench_method_library_batch;
 int bench_library_setup(struct bench_thread *t, size_t size);
 /** Undo bench_library_setup. */
 void bench_library_teardown(struct bench_thread *t);
-/** Report a failed call of the workload: "<call> at offset N: <why>"; returns -1. */
-int bench_call_error(const struct bench_thread *t, const char *call, uint64_t offset,
-                     const char *why);
-/** Report a call that moved @p moved of @p size bytes (or failed, when negative); returns -1. */
-int bench_moved_error(const struct bench_thread *t, const char *call, uint64_t offset,
-                      ssize_t moved, size_t size);
-
-/** Allocate @p size bytes of --mem memory (device, pinned or pageable). 0 or -1 after printing. */
-int bench_alloc(enum bench_mem mem, size_t size, void **ptr_p);
-
-/** Free what bench_alloc returned; NULL is ignored. */
-void bench_free(enum bench_mem mem, void *ptr);
-
-/** Print "<what>: <HIP error>" for a failed HIP call; returns -1. */
-int bench_hip_error(const char *what, hipError_t err);
-
-/** Print "<what>: <hipfile error>" for a failed hipfile status call; returns -1. */
-int bench_status_error(const char *what, hipFileError_t status);
-
-/**
- * Pinned host-to-device (@p op read) or device-to-host (write) copy bandwidth: --copy-chunk bytes
- * per copy over --copy-streams streams, for --time seconds or at least @p bytes. Fills *result.
- * Returns 0, or -1 after printing why.
- */
-int bench_copy_bandwidth(const struct bench_ctx *ctx, enum bench_op op, uint64_t bytes,
-                         struct bench_result *result);
-
-/**
- * The ceiling baseline for a read workload into device memory: the best bare pipeline for one
- * synchronous call of --io-size bytes (persistent workers, pinned double buffers, pieces claimed
- * from a shared counter, pread and hipMemcpyAsync per piece), calibrated over worker counts and
- * piece sizes, each with and without streaming stores, then measured like every method. Fills
- * *result. Returns 0, or -1 after printing.
- */
-int bench_ceiling_measure(const struct bench_ctx *ctx, struct bench_result *result);
-
-/* ---- The library set up (library.c) --------------------------------------------------------- */
 
 /**
  * Settings that only take effect before the driver opens (host memory, --io-threads, statistics
@@ -531,10 +532,7 @@ void bench_library_method(const struct bench_ctx *ctx, unsigned which,
                           struct bench_options *seq_opts, struct bench_ctx *out_ctx,
                           struct bench_method *out);
 
-/** Written data goes to disk between methods, so none pays for another's writeback. 0 or -1. */
-int bench_settle_writes(const struct bench_ctx *ctx);
-
-/* ---- --backends (backends.c; the worker side in worker.c) ----------------------------------- */
+/* ---- --backends (methods/backends.c; the worker side in methods/worker.c) ------------------- */
 
 /**
  * Before anything else: start the library once with only the --backends names enabled and check
@@ -552,7 +550,7 @@ int bench_backends_probe(const struct bench_options *o);
 int bench_backends_measure(const struct bench_ctx *ctx, const unsigned *which, unsigned n_which,
                            struct bench_result *results, unsigned *n_p);
 
-/* ---- --devices (devices.c) ------------------------------------------------------------------ */
+/* ---- --devices (methods/devices.c) ---------------------------------------------------------- */
 
 /**
  * The library methods @p which on each --devices device alone, then on all of them at once (one
@@ -562,7 +560,46 @@ int bench_backends_measure(const struct bench_ctx *ctx, const unsigned *which, u
 int bench_devices_measure(const struct bench_ctx *ctx, const unsigned *which, unsigned n_which,
                           struct bench_result *results, unsigned *n_p);
 
-/* ---- Report (report.c) ---------------------------------------------------------------------- */
+/* ---- Baselines (baselines/) ----------------------------------------------------------------- */
+
+/** Raw pread/pwrite into host memory on the file's own descriptor. */
+extern const struct bench_method bench_method_raw;
+/** Raw pread on an O_DIRECT descriptor. */
+extern const struct bench_method bench_method_odirect;
+/** pread into pageable memory and hipMemcpy to the device, per call. */
+extern const struct bench_method bench_method_naive;
+/** A 16 MiB pageable bounce allocated per call, synchronous copies, fdatasync per written chunk. */
+extern const struct bench_method bench_method_amd;
+/** pread into pinned memory and one hipMemcpy of the same size to the device. */
+extern const struct bench_method bench_method_pread_copy;
+
+/**
+ * Pinned host-to-device (@p op read) or device-to-host (write) copy bandwidth: --copy-chunk bytes
+ * per copy over --copy-streams streams, for --time seconds or at least @p bytes. Fills *result.
+ * Returns 0, or -1 after printing why.
+ */
+int bench_copy_bandwidth(const struct bench_ctx *ctx, enum bench_op op, uint64_t bytes,
+                         struct bench_result *result);
+
+/**
+ * The ceiling baseline for a read workload into device memory: the best bare pipeline for one
+ * synchronous call of --io-size bytes (persistent workers, pinned double buffers, pieces claimed
+ * from a shared counter, pread and hipMemcpyAsync per piece), calibrated over worker counts and
+ * piece sizes, each with and without streaming stores, then measured like every method. Fills
+ * *result. Returns 0, or -1 after printing.
+ */
+int bench_ceiling_measure(const struct bench_ctx *ctx, struct bench_result *result);
+
+/**
+ * Every baseline --baselines selects for the workload of @p ctx, appended to @p results from
+ * *n_p on: measured where it applies, skipped with the reason where it does not. The pinned copy
+ * moves at least @p library_bytes, what the library's first method moved. 0, or -1 when any
+ * failed.
+ */
+int bench_baselines_measure(const struct bench_ctx *ctx, uint64_t library_bytes,
+                            struct bench_result *results, unsigned *n_p);
+
+/* ---- Report (report/) ----------------------------------------------------------------------- */
 
 /** What the report says about the machine, the runtime and the library, gathered once. */
 struct bench_env {
@@ -596,8 +633,13 @@ void bench_env_gather(const struct bench_options *opts, struct bench_env *env);
 void bench_report(const struct bench_ctx *ctx, const struct bench_env *env,
                   const struct bench_result *results, unsigned n_results);
 
-/** A result's name in the report: "library", "library@fastpath", "library-async@dev2". */
-const char *bench_result_label(const struct bench_result *r, char *text, size_t len);
+/** bench_report's text form (report/text.c). */
+void bench_report_text(const struct bench_ctx *ctx, const struct bench_env *env,
+                       const struct bench_result *results, unsigned n);
+
+/** bench_report's JSON form (report/json.c). */
+void bench_report_json(const struct bench_ctx *ctx, const struct bench_env *env,
+                       const struct bench_result *results, unsigned n);
 
 /** Print @p s as a JSON string. */
 void bench_json_string(const char *s);
@@ -605,7 +647,7 @@ void bench_json_string(const char *s);
 /** Print @p v as a JSON number, or null where JSON has none (NaN, infinity). */
 void bench_json_number(double v);
 
-/* ---- --sweep (sweep.c) ---------------------------------------------------------------------- */
+/* ---- --sweep (report/sweep.c) --------------------------------------------------------------- */
 
 /** Start a sweep: with --json, the head of the one document. NULL after printing why. */
 struct bench_sweep *bench_sweep_begin(const struct bench_options *opts);

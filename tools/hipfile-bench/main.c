@@ -2,6 +2,25 @@
  * hipfile-bench: sets the library up, makes the benchmark file, then for each workload (and with
  * --sweep for each call size) measures the library (as it chooses its backend, per --backends or
  * per --devices) and every baseline that applies in the same run, and reports them side by side.
+ *
+ * Where things are, in the order a run meets them (bench.h declares what the folders share):
+ *   options/    the command line: options.c takes each option by its --help group, the values
+ *               in option_values.c and option_lists.c, combinations in option_checks.c, the
+ *               --help text in help.c, sizes written for people in size_text.c
+ *   measure/    what every method is timed in: the file and its pattern (file.c), the threads,
+ *               passes and warm-up (measure.c), latency histograms (hist.c), the library's
+ *               statistics as a check (counts.c), buffers (memory.c), failures (errors.c), result
+ *               rows (result.c)
+ *   methods/    the ways the library is measured: the driver set up and which methods run
+ *               (library.c), the sync, async and batch APIs (library_sync.c, library_async.c,
+ *               library_batch.c), each backend in a worker process of its own (backends.c,
+ *               worker.c), each device alone and all at once (devices.c)
+ *   baselines/  what the library is judged against: which apply (baselines.c), the per-call ones
+ *               such as pread and O_DIRECT (per_call.c), pinned copy bandwidth (pinned_copy.c),
+ *               the best bare pipeline for one call (ceiling.c on ceiling_pool.c)
+ *   report/     what is printed: facts about the machine (environment.c), the figures and which
+ *               results are compared (figures.c), text (text.c) or JSON (json.c), the --sweep
+ *               table (sweep.c)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,7 +30,8 @@
 #include <unistd.h>
 
 #include "bench.h"
-#include "worker.h"
+#include "common/cmdline.h"
+#include "methods/worker.h"
 
 volatile sig_atomic_t bench_stop;
 
@@ -19,93 +39,6 @@ static void stop_on_signal(int signo)
 {
     (void)signo;
     bench_stop = 1;
-}
-
-static void skip(struct bench_result *r, const char *name, const char *why)
-{
-    bench_result_init(r, name);
-    snprintf(r->note, sizeof(r->note), "%s", why);
-}
-
-static int measure(const struct bench_ctx *ctx, const struct bench_method *base, const char *name,
-                   unsigned threads, struct bench_result *result)
-{
-    struct bench_method m = *base;
-    m.name = name;
-    m.threads = threads;
-    int rc = bench_measure(ctx, &m, result);
-    return bench_settle_writes(ctx) != 0 ? -1 : rc;
-}
-
-/* The baselines that move data per call, each at the thread count that makes it comparable. */
-static int measure_io_baselines(const struct bench_ctx *ctx, struct bench_result *results,
-                                unsigned *n_p)
-{
-    const struct bench_options *o = ctx->opts;
-    const struct bench_file *f = ctx->file;
-    bool read = ctx->wl->op == BENCH_READ, device = o->mem == BENCH_MEM_DEVICE;
-    const char *host_mem = "the library's buffers are host memory: no copy to compare with";
-    unsigned n = *n_p;
-    int rc = 0;
-
-    if (o->baselines & BENCH_BL_RAW)
-        rc |= measure(ctx, &bench_method_raw, read ? "pread" : "pwrite", ctx->baseline_threads,
-                      &results[n++]);
-    if ((o->baselines & BENCH_BL_ODIRECT) && !read)
-        skip(&results[n++], "odirect-pread", "reads only");
-    else if ((o->baselines & BENCH_BL_ODIRECT) && f->direct_fd < 0)
-        skip(&results[n++], "odirect-pread", f->direct_error);
-    else if ((o->baselines & BENCH_BL_ODIRECT) && o->io_size % f->dio_align != 0)
-        skip(&results[n++], "odirect-pread",
-             "--io-size is not a multiple of the O_DIRECT alignment");
-    else if (o->baselines & BENCH_BL_ODIRECT)
-        rc |= measure(ctx, &bench_method_odirect, "odirect-pread", ctx->baseline_threads,
-                      &results[n++]);
-    if ((o->baselines & BENCH_BL_NAIVE) && !device)
-        skip(&results[n++], "naive", host_mem);
-    else if (o->baselines & BENCH_BL_NAIVE)
-        rc |= measure(ctx, &bench_method_naive, "naive", o->threads, &results[n++]);
-    if ((o->baselines & BENCH_BL_AMD) && !device)
-        skip(&results[n++], "amd", host_mem);
-    else if (o->baselines & BENCH_BL_AMD)
-        rc |= measure(ctx, &bench_method_amd, "amd", o->threads, &results[n++]);
-    *n_p = n;
-    return rc;
-}
-
-static int measure_copy_baselines(const struct bench_ctx *ctx, uint64_t library_bytes,
-                                  struct bench_result *results, unsigned *n_p)
-{
-    const struct bench_options *o = ctx->opts;
-    bool read = ctx->wl->op == BENCH_READ, device = o->mem == BENCH_MEM_DEVICE;
-    const char *copy_name = read ? "pinned-h2d" : "pinned-d2h";
-    unsigned n = *n_p;
-    int rc = 0;
-
-    if ((o->baselines & BENCH_BL_PINNED) && !device)
-        skip(&results[n++], copy_name, "the library's buffers are host memory");
-    else if (o->baselines & BENCH_BL_PINNED)
-        rc |= bench_copy_bandwidth(ctx, ctx->wl->op, library_bytes, &results[n++]);
-    if ((o->baselines & BENCH_BL_CEILING) && !read)
-        skip(&results[n++], "ceiling", "reads only");
-    else if ((o->baselines & BENCH_BL_CEILING) && !device)
-        skip(&results[n++], "ceiling", "the library's buffers are host memory");
-    else if (o->baselines & BENCH_BL_CEILING)
-        rc |= bench_ceiling_measure(ctx, &results[n++]);
-    if (o->baselines & BENCH_BL_PREAD_COPY) {
-        if (!read)
-            skip(&results[n++], "pread+copy", "reads only");
-        else if (!device)
-            skip(&results[n++], "pread+copy", "the library's buffers are host memory");
-        else if (!o->baselines_explicit && o->io_size > (1u << 20))
-            skip(&results[n++], "pread+copy",
-                 "latency baseline for small reads: runs for --io-size up to 1 MiB or when named "
-                 "in --baselines");
-        else
-            rc |= measure(ctx, &bench_method_pread_copy, "pread+copy", o->threads, &results[n++]);
-    }
-    *n_p = n;
-    return rc;
 }
 
 /* The library once per --api, named after the API ("library" is the sync one), then sync-seq. */
@@ -118,7 +51,7 @@ static int measure_library(const struct bench_ctx *ctx, const unsigned *which, u
         struct bench_ctx mctx;
         struct bench_method m;
         bench_library_method(ctx, which[i], &seq_opts, &mctx, &m);
-        rc |= measure(&mctx, &m, m.name, m.threads, &results[(*n_p)++]);
+        rc |= bench_measure_named(&mctx, &m, m.name, m.threads, &results[(*n_p)++]);
     }
     return rc;
 }
@@ -154,10 +87,7 @@ static int run_workload(struct bench_ctx *ctx, const struct bench_env *env, unsi
         rc |= bench_devices_measure(ctx, which, n_which, results, &n);
     else
         rc |= measure_library(ctx, which, n_which, results, &n);
-    if (!bench_stop)
-        rc |= measure_io_baselines(ctx, results, &n);
-    if (!bench_stop)
-        rc |= measure_copy_baselines(ctx, results[0].bytes, results, &n);
+    rc |= bench_baselines_measure(ctx, results[0].bytes, results, &n);
     if (ctx->wl->op == BENCH_WRITE)
         f->pattern_known = false;
     if (ctx->sweep != NULL)
@@ -203,7 +133,7 @@ static int run_all(const struct bench_options *o, struct bench_file *file,
         .file = file,
         .chunks = o->file_size / o->io_size,
         .executor_threads = (unsigned)env->io_threads,
-        .progress = o->progress == 1 || (o->progress < 0 && isatty(STDERR_FILENO)),
+        .progress = tool_progress_wanted(o->progress),
         .sweep = sweep,
     };
     ctx.baseline_threads = o->baseline_threads != 0 ? o->baseline_threads

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "bench.h"
-#include "worker.h"
+#include "methods/worker.h"
 
 int bench_write_all(int fd, const void *buf, size_t len)
 {

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "bench.h"
-#include "worker.h"
+#include "methods/worker.h"
 
 extern char **environ;
 

@@ -500,3 +500,13 @@ int bench_measure(const struct bench_ctx *ctx, const struct bench_method *method
     bench_session_close(s, result);
     return result->failed ? -1 : 0;
 }
+
+int bench_measure_named(const struct bench_ctx *ctx, const struct bench_method *base,
+                        const char *name, unsigned threads, struct bench_result *result)
+{
+    struct bench_method m = *base;
+    m.name = name;
+    m.threads = threads;
+    int rc = bench_measure(ctx, &m, result);
+    return bench_settle_writes(ctx) != 0 ? -1 : rc;
+}

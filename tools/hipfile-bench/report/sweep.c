@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench.h"
+#include "report/figures.h"
 
 /* One method's bandwidth at one call size. */
 struct sweep_cell {
@@ -54,11 +54,6 @@ struct bench_sweep *bench_sweep_begin(const struct bench_options *opts)
     return sweep;
 }
 
-static double result_gbps(const struct bench_result *r)
-{
-    return r->seconds > 0 ? (double)r->bytes / r->seconds / 1e9 : 0;
-}
-
 /* Keep the figures of one run for the table; false when there is no memory for them. */
 static bool keep_row(struct bench_sweep *sweep, const struct bench_ctx *ctx,
                      const struct bench_result *results, unsigned n)
@@ -83,7 +78,7 @@ static bool keep_row(struct bench_sweep *sweep, const struct bench_ctx *ctx,
         bench_result_label(&results[i], cell->label, sizeof(cell->label));
         snprintf(cell->name, sizeof(cell->name), "%s", results[i].name);
         cell->ran = results[i].ran && !results[i].failed && results[i].bytes > 0;
-        cell->gbps = cell->ran ? result_gbps(&results[i]) : 0;
+        cell->gbps = cell->ran ? bench_result_gbps(&results[i]) : 0;
         if (results[i].is_ceiling && cell->ran) {
             row->ceiling_threads = results[i].threads;
             row->ceiling_piece_size = results[i].ceiling_piece_size;
@@ -162,11 +157,6 @@ static void print_ratio(double ratio, int width)
         printf(" %*.2f", width, ratio);
 }
 
-static const char *mem_name(enum bench_mem mem)
-{
-    return mem == BENCH_MEM_DEVICE ? "device" : mem == BENCH_MEM_PINNED ? "pinned" : "pageable";
-}
-
 static int column_width(const char *header)
 {
     return strlen(header) > 10 ? (int)strlen(header) : 10;
@@ -193,7 +183,7 @@ static void print_table(const struct bench_sweep *sweep, const struct bench_work
     snprintf(over_pinned, sizeof(over_pinned), "%s/pinned", library);
     snprintf(over_ceiling, sizeof(over_ceiling), "%s/ceiling", library);
     printf("\nsweep %s: GB/s by call size, %u caller thread%s, %s memory\n", wl->name, o->threads,
-           o->threads == 1 ? "" : "s", mem_name(o->mem));
+           o->threads == 1 ? "" : "s", bench_mem_name(o->mem));
     printf("  %10s", "call size");
     for (unsigned c = 0; c < n_columns; c++)
         printf(" %10s", columns[c]);

@@ -1,11 +1,11 @@
 /*
- * hipfile-bench's --help and --version text: every option, what each baseline measures, and the
- * exit status. docs/tools/hipfile-bench.rst says the same at length.
+ * hipfile-bench's --help text: every option, what each baseline measures, and the exit status.
+ * docs/tools/hipfile-bench.rst says the same at length.
  */
-#include <hipfile.h>
 #include <stdio.h>
 
 #include "bench.h"
+#include "common/cmdline.h"
 
 static const char usage_text[] =
     "usage: " BENCH_NAME " [options]\n"
@@ -118,23 +118,9 @@ static const char usage_text[] =
     "\n"
     "Exit status: 0 when every method ran without error, 1 after an I/O error or a --verify\n"
     "mismatch, 2 for a bad command line.\n"
-    "\n"
-    "The configuration is the file HIPFILE_CONFIG names, else the first that exists of the\n"
-    "installation's own hipfile.conf (<prefix>/etc/hipfile.conf; in the build tree, the build's\n"
-    "hipfile.conf) and /etc/hipfile.conf. HIPFILE_GPU_RUNTIME and the other variables apply as\n"
-    "for any hipfile program; hipfile-check shows what they resolve to.\n";
+    "\n" TOOL_HELP_CONFIG;
 
 void bench_print_usage(void)
 {
     fputs(usage_text, stdout);
-}
-
-void bench_print_version(void)
-{
-    unsigned major = 0, minor = 0, patch = 0;
-    hipFileError_t status = hipFileGetVersion(&major, &minor, &patch);
-    printf(BENCH_NAME " %d.%d.%d\n", HIPFILE_VERSION_MAJOR, HIPFILE_VERSION_MINOR,
-           HIPFILE_VERSION_PATCH);
-    if (status.err == hipFileSuccess)
-        printf("hipfile library %u.%u.%u\n", major, minor, patch);
 }

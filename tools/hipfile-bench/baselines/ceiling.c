@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ceiling_pool.h"
+#include "baselines/ceiling_pool.h"
 #include "common/stream_copy.h"
 
 /*

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ceiling_pool.h"
+#include "baselines/ceiling_pool.h"
 #include "common/stream_copy.h"
 
 /*

@@ -1,147 +1,18 @@
 /*
- * The ways of moving a workload's data that are timed call by call: the library itself and the
- * baselines it is judged against (raw pread/pwrite, O_DIRECT pread, the naive pageable path, an
- * AMD-style bounce path, pread plus one pinned copy). Each is setup, one call, teardown.
+ * The baselines timed call by call, each a bench_method like the library's: raw pread/pwrite,
+ * O_DIRECT pread, the naive pageable path, an AMD-style bounce path, and pread plus one pinned
+ * copy. Each is setup, one call, teardown, run by the same measuring loop as the library.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "bench.h"
 
-int bench_alloc(enum bench_mem mem, size_t size, void **ptr_p)
-{
-    void *ptr = NULL;
-    hipError_t err = hipSuccess;
-    switch (mem) {
-    case BENCH_MEM_DEVICE:
-        err = hipMalloc(&ptr, size);
-        if (err == hipSuccess)
-            err = hipMemset(ptr, 0, size);
-        break;
-    case BENCH_MEM_PINNED:
-        err = hipHostMalloc(&ptr, size, hipHostMallocDefault);
-        if (err == hipSuccess)
-            memset(ptr, 0, size);
-        break;
-    case BENCH_MEM_PAGEABLE:
-        /* 4 KiB alignment keeps O_DIRECT possible; the pages are touched so no call faults them. */
-        if (posix_memalign(&ptr, 4096, size) != 0) {
-            fprintf(stderr, BENCH_NAME ": no memory for a %zu-byte buffer\n", size);
-            return -1;
-        }
-        memset(ptr, 0, size);
-        break;
-    }
-    if (err != hipSuccess) {
-        if (ptr != NULL)
-            bench_free(mem, ptr);
-        return bench_hip_error(mem == BENCH_MEM_DEVICE ? "hipMalloc" : "hipHostMalloc", err);
-    }
-    *ptr_p = ptr;
-    return 0;
-}
-
-void bench_free(enum bench_mem mem, void *ptr)
-{
-    if (ptr == NULL)
-        return;
-    if (mem == BENCH_MEM_DEVICE)
-        (void)hipFree(ptr);
-    else if (mem == BENCH_MEM_PINNED)
-        (void)hipHostFree(ptr);
-    else
-        free(ptr);
-}
-
-static bool is_read(const struct bench_thread *t)
-{
-    return t->ctx->wl->op == BENCH_READ;
-}
-
-int bench_call_error(const struct bench_thread *t, const char *call, uint64_t offset,
-                     const char *why)
-{
-    fprintf(stderr, BENCH_NAME ": %s, thread %u: %s at offset %llu: %s\n", t->ctx->wl->name,
-            t->index, call, (unsigned long long)offset, why);
-    return -1;
-}
-
-static int errno_error(const struct bench_thread *t, const char *call, uint64_t offset)
-{
-    return bench_call_error(t, call, offset,
-                            errno == ENODATA ? "unexpected end of file" : strerror(errno));
-}
-
 static int copy_error(const struct bench_thread *t, uint64_t offset, hipError_t err)
 {
     return bench_call_error(t, "hipMemcpy", offset, hipGetErrorString(err));
 }
-
-/* ---- library -------------------------------------------------------------------------------- */
-
-int bench_library_setup(struct bench_thread *t, size_t size)
-{
-    const struct bench_options *o = t->ctx->opts;
-    if (bench_alloc(o->mem, size, &t->buf) != 0)
-        return -1;
-    t->buf_on_device = o->mem == BENCH_MEM_DEVICE;
-    if (o->buf_register) {
-        hipFileError_t status = hipFileBufRegister(t->buf, size, 0);
-        if (status.err != hipFileSuccess)
-            return bench_status_error("hipFileBufRegister", status);
-        t->registered = true;
-    }
-    return 0;
-}
-
-static int library_setup(struct bench_thread *t)
-{
-    return bench_library_setup(t, t->ctx->opts->io_size);
-}
-
-int bench_moved_error(const struct bench_thread *t, const char *call, uint64_t offset,
-                      ssize_t moved, size_t size)
-{
-    if (moved >= 0) {
-        char why[64];
-        snprintf(why, sizeof(why), "moved %zd of %zu bytes", moved, size);
-        return bench_call_error(t, call, offset, why);
-    }
-    /* A negated hipfile code, or -1 with the reason in errno. */
-    if (IS_HIPFILE_ERR(moved))
-        return bench_call_error(t, call, offset, HIPFILE_ERRSTR(moved));
-    if (moved == -1)
-        return errno_error(t, call, offset);
-    /* Batch events carry the negated errno itself. */
-    return bench_call_error(t, call, offset, strerror((int)-moved));
-}
-
-static int library_io(struct bench_thread *t, uint64_t offset, size_t size)
-{
-    hipFileHandle_t fh = t->ctx->file->handle;
-    ssize_t n = is_read(t) ? hipFileRead(fh, t->buf, size, (hoff_t)offset, 0)
-                           : hipFileWrite(fh, t->buf, size, (hoff_t)offset, 0);
-    if (n == (ssize_t)size)
-        return 0;
-    return bench_moved_error(t, is_read(t) ? "hipFileRead" : "hipFileWrite", offset, n, size);
-}
-
-void bench_library_teardown(struct bench_thread *t)
-{
-    if (t->registered) {
-        hipFileError_t status = hipFileBufDeregister(t->buf);
-        if (status.err != hipFileSuccess)
-            bench_status_error("hipFileBufDeregister", status);
-    }
-    bench_free(t->ctx->opts->mem, t->buf);
-}
-
-const struct bench_method bench_method_library = {.name = "library",
-                                                  .setup = library_setup,
-                                                  .io = library_io,
-                                                  .teardown = bench_library_teardown};
 
 /* ---- raw pread / pwrite, and O_DIRECT pread ------------------------------------------------- */
 
@@ -158,9 +29,9 @@ static int odirect_setup(struct bench_thread *t)
 
 static int raw_io(struct bench_thread *t, uint64_t offset, size_t size)
 {
-    if (is_read(t) ? bench_pread_full(t->fd, t->buf, size, offset)
-                   : bench_pwrite_full(t->fd, t->buf, size, offset))
-        return errno_error(t, is_read(t) ? "pread" : "pwrite", offset);
+    if (bench_thread_reads(t) ? bench_pread_full(t->fd, t->buf, size, offset)
+                              : bench_pwrite_full(t->fd, t->buf, size, offset))
+        return bench_errno_error(t, bench_thread_reads(t) ? "pread" : "pwrite", offset);
     return 0;
 }
 
@@ -195,9 +66,9 @@ static int naive_setup(struct bench_thread *t)
 static int naive_io(struct bench_thread *t, uint64_t offset, size_t size)
 {
     hipError_t err;
-    if (is_read(t)) {
+    if (bench_thread_reads(t)) {
         if (bench_pread_full(t->fd, t->stage, size, offset) != 0)
-            return errno_error(t, "pread", offset);
+            return bench_errno_error(t, "pread", offset);
         err = hipMemcpy(t->buf, t->stage, size, hipMemcpyHostToDevice);
         return err == hipSuccess ? 0 : copy_error(t, offset, err);
     }
@@ -205,7 +76,7 @@ static int naive_io(struct bench_thread *t, uint64_t offset, size_t size)
     if (err != hipSuccess)
         return copy_error(t, offset, err);
     if (bench_pwrite_full(t->fd, t->stage, size, offset) != 0)
-        return errno_error(t, "pwrite", offset);
+        return bench_errno_error(t, "pwrite", offset);
     return 0;
 }
 
@@ -231,9 +102,9 @@ static int amd_chunk(struct bench_thread *t, void *bounce, uint64_t offset, size
 {
     char *dev = (char *)t->buf + done;
     hipError_t err;
-    if (is_read(t)) {
+    if (bench_thread_reads(t)) {
         if (bench_pread_full(t->fd, bounce, n, offset + done) != 0)
-            return errno_error(t, "pread", offset + done);
+            return bench_errno_error(t, "pread", offset + done);
         err = hipMemcpy(dev, bounce, n, hipMemcpyHostToDevice);
         return err == hipSuccess ? 0 : copy_error(t, offset + done, err);
     }
@@ -241,9 +112,9 @@ static int amd_chunk(struct bench_thread *t, void *bounce, uint64_t offset, size
     if (err != hipSuccess)
         return copy_error(t, offset + done, err);
     if (bench_pwrite_full(t->fd, bounce, n, offset + done) != 0)
-        return errno_error(t, "pwrite", offset + done);
+        return bench_errno_error(t, "pwrite", offset + done);
     if (fdatasync(t->fd) != 0)
-        return errno_error(t, "fdatasync", offset + done);
+        return bench_errno_error(t, "fdatasync", offset + done);
     return 0;
 }
 
@@ -285,7 +156,7 @@ static int pread_copy_setup(struct bench_thread *t)
 static int pread_copy_io(struct bench_thread *t, uint64_t offset, size_t size)
 {
     if (bench_pread_full(t->fd, t->stage, size, offset) != 0)
-        return errno_error(t, "pread", offset);
+        return bench_errno_error(t, "pread", offset);
     hipError_t err = hipMemcpy(t->buf, t->stage, size, hipMemcpyHostToDevice);
     return err == hipSuccess ? 0 : copy_error(t, offset, err);
 }

@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "bench.h"
 
@@ -98,14 +97,6 @@ int bench_library_open(struct bench_options *o)
     if (status.err != hipFileSuccess)
         return -bench_status_error("hipFileDriverOpen", status);
     return 0;
-}
-
-int bench_settle_writes(const struct bench_ctx *ctx)
-{
-    if (ctx->wl->op == BENCH_READ || fdatasync(ctx->file->check_fd) == 0)
-        return 0;
-    fprintf(stderr, BENCH_NAME ": fdatasync %s: %s\n", ctx->file->path, strerror(errno));
-    return -1;
 }
 
 /* The library's APIs in the order they run, by --api bit. */

@@ -1,7 +1,8 @@
 /*
  * The benchmark file: making it (filled with a pattern every byte of which can be checked),
- * opening its buffered and O_DIRECT descriptors, registering it, dropping its cached pages, and
- * the full-length pread/pwrite loops every raw method uses (and the ceiling's streamed one).
+ * opening its buffered and O_DIRECT descriptors, registering it, dropping its cached pages,
+ * settling written data on disk between methods, and the full-length pread/pwrite loops every raw
+ * method uses (and the ceiling's streamed one).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "common/cmdline.h"
 #include "common/stream_copy.h"
 
 /* The pattern is a 64-bit hash of each 8-byte word's index, stored little-endian. */
@@ -217,7 +219,7 @@ static void open_direct(struct bench_file *file)
 /* Make sure [0, file_size) exists and, where it matters, holds the pattern. */
 static int prepare_contents(const struct bench_options *opts, struct bench_file *file)
 {
-    bool progress = opts->progress == 1 || (opts->progress < 0 && isatty(STDERR_FILENO));
+    bool progress = tool_progress_wanted(opts->progress);
     struct stat st;
     if (fstat(file->check_fd, &st) != 0) {
         fprintf(stderr, BENCH_NAME ": stat %s: %s\n", file->path, strerror(errno));
@@ -356,5 +358,13 @@ int bench_file_drop_cache(const struct bench_file *file, char *how, size_t len)
     }
     snprintf(how, len, "not possible: drop_caches: %s; posix_fadvise: %s", strerror(proc_errno),
              strerror(rc));
+    return -1;
+}
+
+int bench_settle_writes(const struct bench_ctx *ctx)
+{
+    if (ctx->wl->op == BENCH_READ || fdatasync(ctx->file->check_fd) == 0)
+        return 0;
+    fprintf(stderr, BENCH_NAME ": fdatasync %s: %s\n", ctx->file->path, strerror(errno));
     return -1;
 }
