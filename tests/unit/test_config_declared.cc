@@ -16,7 +16,7 @@ extern "C" {
 #include <hipfile/backend.h>
 
 #include "config/config.h"
-#include "api/introspect.h"
+#include "introspect/introspect.h"
 #include "config/settings.h"
 }
 

@@ -1,6 +1,6 @@
 /*
  * hipfile-check: what the parts of the tool share. The tool links the core's static archive and
- * asks the core what the library would do through core/api/introspect.h alone, so the report cannot
+ * asks the core what the library would do through core/introspect/introspect.h alone, so the report cannot
  * drift from the library's behaviour.
  */
 #ifndef HF_CHECK_H
@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "api/introspect.h"
+#include "introspect/introspect.h"
 
 /**
  * The HIP provider this build links ("hip-cuda", "libamdhip64"), or "none": gpu.runtime = "auto"

@@ -2,7 +2,7 @@
  * hipfile-check's view of the settings (introspect_settings.h): the core's table with each value
  * and where it came from, the plugins' declared keys, and where the configuration was read from.
  */
-#include "api/introspect_settings.h"
+#include "introspect/introspect_settings.h"
 
 #include <errno.h>
 #include <stdio.h>

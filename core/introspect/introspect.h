@@ -3,7 +3,7 @@
  * hipFileDriverOpen one at a time, the settings with their values and origins, the keys plugins
  * declare, the bound runtime, the manifests and loaded backends, and the selector's verdict for one
  * registered file and buffer. Plain structs and functions, so the tool depends on this header
- * (and the public ones) alone, and core/api/introspect.c is the one place its needs touch the
+ * (and the public ones) alone, and core/introspect/introspect.c is the one place its needs touch the
  * core's internals.
  */
 #ifndef HF_CORE_INTROSPECT_H
@@ -15,7 +15,7 @@
 
 #include <hipfile.h>
 
-#include "api/introspect_settings.h"
+#include "introspect/introspect_settings.h"
 #include "hipfile/backend.h"
 
 /** Room for a plugin name and its terminator. */

@@ -5,7 +5,7 @@
  * report cannot drift from what the library does. When the core's internals move, this file is
  * the one that follows them.
  */
-#include "api/introspect.h"
+#include "introspect/introspect.h"
 
 #include <dlfcn.h>
 #include <errno.h>
