@@ -164,7 +164,8 @@ def _check_read(shard, info, got):
                               "header says" % (shard.path, info.name, got, info.nbytes))
 
 
-def load_checkpoint(path, device="cpu", framework="pt", names=None, progress=False):
+def load_checkpoint(path, device="cpu", framework="pt", names=None, progress=False, group=None,
+                    split=None):
     """Every tensor of a checkpoint, read from all its shards at once: a dict from name to tensor.
 
     ``path`` is a ``.safetensors`` file, a directory (an index and its shards, or ``.safetensors``
@@ -173,7 +174,19 @@ def load_checkpoint(path, device="cpu", framework="pt", names=None, progress=Fal
     ``progress=True`` shows a bar (tqdm when installed). Raises :class:`SafetensorError` naming the
     file and the tensor, before anything is allocated for a malformed checkpoint, and after
     freeing what was read for a failed read.
+
+    ``group`` (a ``torch.distributed`` process group, or ``torch.distributed.group.WORLD``) shares
+    the reading among its ranks, each of which calls this with the same arguments: every rank
+    reads a disjoint share of the tensors, by bytes, straight into its own device, and broadcasts
+    complete the set, so every rank returns the whole model. ``split`` maps names (or
+    ``fnmatch`` patterns) to a dimension: those tensors are not shared but cut, each rank reading
+    only its own part along that dimension (parts as ``torch.tensor_split`` makes them), the
+    tensor-parallel form. When any rank fails, every rank raises.
     """
+    if group is not None or split is not None:
+        from ._ranks import load_shared
+
+        return load_shared(path, device, framework, names, group, split)
     framework = framework_of(framework, path)
     kind, index = device_of(device, framework, path)
     shards = shards_of(path)

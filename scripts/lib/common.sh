@@ -30,15 +30,17 @@ fi
 # and the documentation's code blocks; python3-sphinx builds the documentation, and doxygen and
 # python3-breathe its C API reference from include/hipfile.h; clang-14 and libclang-rt-14-dev
 # (which carries libFuzzer) build the fuzz targets (scripts/test-fuzz); python3-pip installs the
-# Python package (python/), and python3-numpy and python3-pytest run its tests. libssl-dev
+# Python package (python/), and python3-numpy and python3-pytest run its tests, once with
+# python3-torch (CPU PyTorch with gloo: the PyTorch and process-group cases) and once with it
+# hidden (tests/python/CMakeLists.txt). libssl-dev
 # (OpenSSL's libcrypto: SHA-256 and HMAC) signs S3 requests, libcurl4-openssl-dev carries the
 # remote backend's HTTP(S) transfers, nodejs runs the S3-compatible test server (npm below),
 # nginx-light is the HTTP server the remote backend's range-read tests start on loopback, and
 # bindfs mounts the FUSE file system the FUSE suite reads and writes through (tests/fuse).
 HF_PACKAGES=(cmake ninja-build gcc g++ pkg-config libconfig-dev libxml2-dev libgtest-dev
     libamdhip64-dev liburing-dev python3 python3-sphinx doxygen python3-breathe clang-14
-    libclang-rt-14-dev python3-pip python3-numpy python3-pytest libssl-dev libcurl4-openssl-dev
-    nodejs nginx-light bindfs)
+    libclang-rt-14-dev python3-pip python3-numpy python3-pytest python3-torch libssl-dev
+    libcurl4-openssl-dev nodejs nginx-light bindfs)
 
 hf_say() {
     printf '==> %s\n' "$*"
