@@ -30,6 +30,8 @@ def framework_of(framework, filename):
 
 def device_of(device, framework, filename):
     """``("cpu", None)`` or ``("cuda", index)`` for a device the framework can hold."""
+    if type(device).__module__ == "torch" and hasattr(device, "type"):
+        device = str(device)  # a torch.device, as frameworks pass it
     if isinstance(device, int) and not isinstance(device, bool):
         kind, index = ("cuda", device) if device >= 0 else (None, None)
     elif isinstance(device, str) and device == "cpu":

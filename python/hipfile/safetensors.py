@@ -13,6 +13,7 @@ import errno
 from . import _file
 from ._errors import HipFileError
 from ._checkpoint import iter_tensors, load_checkpoint, save_checkpoint
+from ._route import route
 from ._safe_open import safe_open
 from ._st_format import (DTYPE_SIZES, MAX_HEADER_SIZE, SafetensorError, SafetensorsError,
                          TensorInfo, _ARRAY_DTYPES, _TORCH_DTYPES, _describe, build_header,
@@ -20,7 +21,7 @@ from ._st_format import (DTYPE_SIZES, MAX_HEADER_SIZE, SafetensorError, Safetens
 
 __all__ = ["DTYPE_SIZES", "MAX_HEADER_SIZE", "SafetensorError", "SafetensorsError", "TensorInfo",
            "build_header", "iter_tensors", "load", "load_checkpoint", "load_file", "load_into",
-           "metadata", "parse_header", "read_header", "safe_open", "save_checkpoint",
+           "metadata", "parse_header", "read_header", "route", "safe_open", "save_checkpoint",
            "save_file"]
 
 

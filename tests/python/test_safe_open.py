@@ -177,3 +177,38 @@ def test_pytorch_bfloat16_bits_are_kept(workdir):
         part = f.get_slice("w")[:, 1:3]
     assert got.dtype == torch.bfloat16 and torch.equal(got, weights)
     assert torch.equal(part, weights[:, 1:3])
+
+
+def test_route_swaps_the_safetensors_readers_a_module_imported_and_restores_them(model, arrays):
+    import sys
+    import types
+
+    # A stand-in for the safetensors package and for a framework module that imported from it.
+    package = types.ModuleType("safetensors")
+    package_torch = types.ModuleType("safetensors.torch")
+    package.safe_open = lambda *args, **kwargs: "theirs"
+    package_torch.load_file = lambda *args, **kwargs: "theirs"
+    package.torch = package_torch
+    framework = types.ModuleType("fake_framework_modeling")
+    framework.safe_open = package.safe_open
+    framework.load_file = package_torch.load_file
+    saved = {name: sys.modules.get(name) for name in ("safetensors", "safetensors.torch",
+                                                       "fake_framework_modeling")}
+    sys.modules.update({"safetensors": package, "safetensors.torch": package_torch,
+                        "fake_framework_modeling": framework})
+    try:
+        with st.route():
+            assert framework.safe_open is st.safe_open and framework.load_file is st.load_file
+            with framework.safe_open(model, framework="np") as f:
+                assert np.array_equal(f.get_tensor("ids"), arrays["ids"])
+        assert framework.safe_open() == "theirs" and framework.load_file() == "theirs"
+        with st.route(modules=["fake_framework_modeling"]):
+            assert framework.safe_open is st.safe_open
+            assert package.safe_open() == "theirs"
+        assert framework.safe_open() == "theirs"
+    finally:
+        for name, module in saved.items():
+            if module is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = module
