@@ -216,9 +216,12 @@ class safe_open:
     memory); ``device`` is ``"cpu"``, ``"cuda"``, ``"cuda:N"`` or a GPU index. Opening reads the
     header only. Use it as a context manager; every call after the ``with`` block (or
     :meth:`close`) raises :class:`SafetensorError`, as do an unknown name and a bad slice.
+    ``backend`` chooses how the ``safetensors`` package reads (``"mmap"``, ``"pread"``...); it is
+    accepted so that callers passing it run unchanged, and reads here always go through the
+    library.
     """
 
-    def __init__(self, filename, framework="pt", device="cpu"):
+    def __init__(self, filename, framework="pt", device="cpu", backend=None):
         self._path = os.fspath(filename)
         self._file = None
         kind = framework_of(framework, self._path)

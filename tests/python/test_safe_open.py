@@ -206,6 +206,12 @@ def test_route_swaps_the_safetensors_readers_a_module_imported_and_restores_them
             assert framework.safe_open is st.safe_open
             assert package.safe_open() == "theirs"
         assert framework.safe_open() == "theirs"
+        # With a device, every read goes there whatever the caller names (a framework opening
+        # for the CPU and moving tensors to the GPU afterwards), backend= included.
+        with st.route(device="cpu"):
+            with framework.safe_open(model, framework="np", device="cuda:3", backend="mmap") as f:
+                assert np.array_equal(f.get_tensor("ids"), arrays["ids"])
+        assert framework.safe_open() == "theirs"
     finally:
         for name, module in saved.items():
             if module is None:
