@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Model loaders against their peers, same run: a safe_open loop, whole checkpoints and
+from_pretrained, on a Llama-shaped bf16 model written by save_pretrained.
+
+Builds the model once (kept in --dir), checks every tensor read by ``hipfile.safetensors`` against
+``safetensors``' own read, bit for bit (rows, columns and indices of every 2-D tensor as well), and
+``from_pretrained`` inside ``hipfile.safetensors.route(device=...)`` against the stock load, then
+prints GB/s (best of --repeats, each ending with a device synchronize) for: a pinned host-to-device
+copy of as many bytes, ``safetensors``' safe_open loop, ours, ``safetensors.torch.load_file`` per
+shard, ``load_checkpoint``, and ``from_pretrained`` stock and routed.
+
+Needs PyTorch with CUDA, safetensors and transformers; the hipfile package on PYTHONPATH and
+``HIPFILE_LIBRARY`` naming libhipfile.so.0:
+
+    HIPFILE_LIBRARY=build/lib/libhipfile.so.0 PYTHONPATH=python \\
+        python3 python/benchmarks/model_loaders.py --dir /var/tmp/llama-1b
+"""
+
+import argparse
+import glob
+import os
+import time
+
+
+def build(directory, layers):
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    config = LlamaConfig(hidden_size=2048, intermediate_size=5632, num_hidden_layers=layers,
+                         num_attention_heads=16, num_key_value_heads=4, vocab_size=32000)
+    with torch.device("cuda"):
+        model = LlamaForCausalLM(config).to(torch.bfloat16)
+    model.save_pretrained(directory, max_shard_size="600MB")
+
+
+def best(repeats, run):
+    import torch
+
+    times = []
+    for _ in range(repeats):
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        result = run()
+        torch.cuda.synchronize()
+        times.append(time.perf_counter() - start)
+        del result
+    return min(times)
+
+
+def same(a, b):
+    import torch
+
+    return a.dtype == b.dtype and a.shape == b.shape and torch.equal(a, b)
+
+
+def check(files, device):
+    from safetensors import safe_open as theirs
+
+    from hipfile.safetensors import safe_open as ours
+
+    mismatches = 0
+    for path in files:
+        with theirs(path, "pt", device=device) as a, ours(path, "pt", device=device) as b:
+            assert a.keys() == b.keys() and a.metadata() == b.metadata(), path
+            for name in a.keys():
+                mismatches += not same(a.get_tensor(name), b.get_tensor(name))
+                shape = a.get_slice(name).get_shape()
+                if len(shape) == 2:
+                    rows, cols = shape
+                    for index in ((slice(rows // 4, rows // 2),),
+                                  (slice(None), slice(cols // 4, cols // 2)), (3,), (Ellipsis, 5)):
+                        mismatches += not same(a.get_slice(name)[index], b.get_slice(name)[index])
+    return mismatches
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--dir", default="/var/tmp/hipfile-llama")
+    parser.add_argument("--layers", type=int, default=16)
+    parser.add_argument("--device", default="cuda:0")
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+
+    import safetensors.torch
+    import torch
+    from safetensors import safe_open as theirs
+    from transformers import AutoModelForCausalLM
+
+    from hipfile import safetensors as hst
+
+    if not os.path.exists(os.path.join(args.dir, "config.json")):
+        build(args.dir, args.layers)
+    files = sorted(glob.glob(os.path.join(args.dir, "*.safetensors")))
+    nbytes = sum(os.path.getsize(f) for f in files)
+    print("model: %d shards, %.2f GB; mismatches with safetensors: %d"
+          % (len(files), nbytes / 1e9, check(files, args.device)))
+
+    def stock():
+        return AutoModelForCausalLM.from_pretrained(args.dir, dtype=torch.bfloat16,
+                                                    device_map=args.device)
+
+    def routed():
+        with hst.route(device=args.device):
+            return stock()
+
+    a, b = dict(stock().named_parameters()), dict(routed().named_parameters())
+    print("from_pretrained routed equals stock: %s (%d parameters)"
+          % (sorted(a) == sorted(b) and all(same(a[k], b[k]) for k in a), len(a)))
+    del a, b
+
+    def loop(opener):
+        def run():
+            tensors = {}
+            for path in files:
+                with opener(path, "pt", device=args.device) as f:
+                    for name in f.keys():
+                        tensors[name] = f.get_tensor(name)
+            return tensors
+        return run
+
+    host = torch.empty(nbytes, dtype=torch.uint8, pin_memory=True)
+    ways = [
+        ("pinned host-to-device", lambda: torch.empty(nbytes, dtype=torch.uint8,
+                                                       device=args.device).copy_(host)),
+        ("safetensors safe_open loop", loop(theirs)),
+        ("hipfile safe_open loop", loop(hst.safe_open)),
+        ("safetensors load_file per shard", lambda: [safetensors.torch.load_file(
+            f, device=args.device) for f in files]),
+        ("hipfile load_checkpoint", lambda: hst.load_checkpoint(args.dir, device=args.device)),
+        ("from_pretrained stock", stock),
+        ("from_pretrained routed", routed),
+    ]
+    for name, run in ways:
+        print("%-34s %6.1f GB/s" % (name, nbytes / best(args.repeats, run) / 1e9))
+
+
+if __name__ == "__main__":
+    main()
