@@ -230,10 +230,6 @@ class safe_open:
         self._allocator = Allocator(kind, where, index, self._path)
         self._tensors = {info.name: info for info in tensors}
         self._offset_order = [info.name for info in tensors]
-        self._orders = (sorted(self._tensors), self._offset_order)
-        # Read-ahead: tensors being read before they are asked for, name -> (target, future).
-        self._ahead = {}
-        self._last = None
         self._file = _file.File(self._path, "r")
 
     def __enter__(self):
@@ -245,18 +241,8 @@ class safe_open:
     def close(self):
         """Release the file; the tensors already returned stay valid."""
         if self._file is not None:
-            self._drop_ahead()
             self._file.close()
             self._file = None
-
-    def _drop_ahead(self):
-        # Every read ahead ends before its memory is let go; what nobody asked for is dropped.
-        for _, future in self._ahead.values():
-            try:
-                future.get()
-            except Exception:
-                pass
-        self._ahead.clear()
 
     def __del__(self):
         if getattr(self, "_file", None) is not None:
@@ -290,52 +276,11 @@ class safe_open:
         return None if self._metadata is None else dict(self._metadata)
 
     def get_tensor(self, name):
-        """The whole tensor ``name``, read straight into the framework's memory on the device.
-
-        A loop that asks for the tensors in the order of :meth:`keys` or :meth:`offset_keys` has
-        the next ones read ahead of it (at most ``READ_AHEAD_BYTES`` beyond the one asked for).
-        """
+        """The whole tensor ``name``, read straight into the framework's memory on the device."""
         info = self._info(name)
-        ahead = self._ahead.pop(name, None)
-        self._read_ahead(name)
-        if ahead is not None:
-            target, future = ahead
-            self._check(info, future.get(), info.offset, info.nbytes)
-            return target
         target = self._allocator.empty(name, info.dtype, info.shape)
         self._read_into(target, info, info.offset, info.nbytes)
         return target
-
-    #: Bytes read ahead of a loop over the tensors in key or offset order.
-    READ_AHEAD_BYTES = 256 << 20
-
-    def _read_ahead(self, name):
-        """When ``name`` follows the tensor asked for last in one of the two orders, start reading
-        the ones after it in that order, up to READ_AHEAD_BYTES."""
-        last, self._last = self._last, name
-        for order in self._orders:
-            at = self._position(order, name)
-            if last is None or at == 0 or order[at - 1] != last:
-                continue
-            budget = self.READ_AHEAD_BYTES
-            for following in order[at + 1:]:
-                info = self._tensors[following]
-                if budget < info.nbytes and budget < self.READ_AHEAD_BYTES:
-                    break
-                budget -= info.nbytes
-                if following in self._ahead or info.nbytes == 0:
-                    continue
-                target = self._allocator.empty(following, info.dtype, info.shape)
-                future = self._open_file().pread(target, info.nbytes, info.offset)
-                self._ahead[following] = (target, future)
-            return
-
-    def _position(self, order, name):
-        positions = getattr(self, "_positions", None)
-        if positions is None:
-            positions = self._positions = tuple({n: i for i, n in enumerate(o)}
-                                                for o in self._orders)
-        return positions[0 if order is self._orders[0] else 1][name]
 
     def get_slice(self, name):
         """A view of tensor ``name`` whose ``[...]`` reads only the bytes it selects."""
@@ -344,9 +289,7 @@ class safe_open:
     def _read_into(self, target, info, offset, nbytes):
         if nbytes == 0:
             return
-        self._check(info, self._open_file().read(target, nbytes, offset), offset, nbytes)
-
-    def _check(self, info, got, offset, nbytes):
+        got = self._open_file().read(target, nbytes, offset)
         if got != nbytes:
             raise SafetensorError("%s: tensor %r: read %d of %d bytes at offset %d: the file is "
                                   "shorter than its header says"

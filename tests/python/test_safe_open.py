@@ -218,37 +218,3 @@ def test_route_swaps_the_safetensors_readers_a_module_imported_and_restores_them
                 sys.modules.pop(name, None)
             else:
                 sys.modules[name] = module
-
-
-@pytest.mark.parametrize("order", ["keys", "offset_keys"])
-def test_a_loop_in_key_or_offset_order_reads_ahead_each_byte_once(model, arrays, order):
-    with st.safe_open(model, framework="np") as f:
-        before = hipfile.stats()["read_bytes"]
-        names = getattr(f, order)()
-        got = {name: f.get_tensor(name) for name in names}
-        assert hipfile.stats()["read_bytes"] - before == sum(a.nbytes for a in arrays.values())
-        # Asked again, a tensor is read again, into memory of its own.
-        again = f.get_tensor(names[0])
-        assert again is not got[names[0]] and np.array_equal(again, got[names[0]])
-    for name, array in arrays.items():
-        assert np.array_equal(got[name], array), name
-
-
-def test_closing_in_the_middle_of_a_loop_waits_for_the_reads_ahead(model, arrays):
-    f = st.safe_open(model, framework="np")
-    names = f.offset_keys()
-    first, second = f.get_tensor(names[0]), f.get_tensor(names[1])
-    f.close()
-    assert np.array_equal(first, arrays[names[0]]) and np.array_equal(second, arrays[names[1]])
-    with pytest.raises(st.SafetensorError, match="the file is closed"):
-        f.get_tensor(names[2])
-
-
-def test_a_file_cut_short_during_a_loop_fails_on_the_tensor_asked_for(model, arrays):
-    with st.safe_open(model, framework="np") as f:
-        names = f.offset_keys()
-        os.truncate(model, os.path.getsize(model) - 1)
-        f.get_tensor(names[0])
-        with pytest.raises(st.SafetensorError, match="tensor %r: read" % names[-1]):
-            for name in names[1:]:
-                f.get_tensor(name)
