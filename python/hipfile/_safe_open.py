@@ -9,8 +9,10 @@ holds it, into a temporary on the same device and is cut from there (docs/python
 that measures faster than one read per piece).
 """
 
+import concurrent.futures
 import contextlib
 import os
+import threading
 
 from . import _file
 from ._st_format import DTYPE_SIZES, SafetensorError, read_header, _ARRAY_DTYPES, _TORCH_DTYPES
@@ -209,6 +211,96 @@ class _Slice:
         return self._owner._read_selection(self._info, index)
 
 
+class _ReadAhead:
+    """The tensors a ``get_tensor`` loop will ask for next, read before it asks.
+
+    A loop is recognised when a tensor asked for follows the previous one in key order or in
+    offset order; from then on that order alone is followed, and the tensors after the one asked
+    for are read on the package's threads, up to the byte budget, each into memory of its own.
+    Tensors the loop has been given are never read ahead again, so every byte is read once; one
+    asked for twice is read again for the second caller. Any other access pattern reads nothing
+    ahead. Calls may come from several threads.
+    """
+
+    def __init__(self, owner):
+        self._owner = owner
+        self._lock = threading.Lock()
+        self._orders = None  # (key order, offset order), and each name's place in each
+        self._order = None  # the order a loop follows, once recognised
+        self._last = None
+        self._given = set()
+        self._pending = {}  # name -> future of (target, bytes read)
+
+    def _places(self):
+        if self._orders is None:
+            orders = (sorted(self._owner._tensors), self._owner._offset_order)
+            self._orders = tuple((order, {n: i for i, n in enumerate(order)})
+                                 for order in orders)
+        return self._orders
+
+    def _follows(self, name, last):
+        for order, place in self._places():
+            at = place[name]
+            if at > 0 and order[at - 1] == last:
+                return order, place
+        return None
+
+    def take(self, name):
+        """The read started early for ``name`` (a future of ``(target, bytes read)``), or None;
+        starts the reads after ``name`` when a loop is going on."""
+        budget = self._owner.READ_AHEAD_BYTES
+        with self._lock:
+            early = self._pending.pop(name, None)
+            last, self._last = self._last, name
+            if name in self._given:
+                self._given.clear()  # a second pass over the file
+            self._given.add(name)
+            if budget <= 0 or last is None:
+                return early
+            if not self._continues(name, last):
+                self._order = self._follows(name, last)
+            if self._order is not None:
+                self._start(name, budget)
+        return early
+
+    def _continues(self, name, last):
+        if self._order is None:
+            return False
+        order, place = self._order
+        return place[name] > 0 and order[place[name] - 1] == last
+
+    def _start(self, name, budget):
+        order, place = self._order
+        tensors, pool = self._owner._tensors, _file._executor()
+        for following in order[place[name] + 1:]:
+            info = tensors[following]
+            if info.nbytes > budget:
+                break
+            budget -= info.nbytes
+            if following in self._pending or following in self._given or info.nbytes == 0:
+                continue
+            try:
+                self._pending[following] = pool.submit(self._read, info)
+            except RuntimeError:
+                break  # set_num_threads is replacing the pool: read the rest when asked
+
+    def _read(self, info):
+        """On a pool thread: ``info``'s tensor in memory of its own and the bytes read, or None
+        when there is no memory for it now (the caller then reads it itself). Allocating here
+        as well spreads the cost of fresh memory over the threads, as a pool of readers does."""
+        try:
+            target = self._owner._allocator.empty(info.name, info.dtype, info.shape)
+        except Exception:
+            return None
+        return target, self._owner._file.read(target, info.nbytes, info.offset)
+
+    def drop(self):
+        """Wait for every read started early and let its memory go."""
+        with self._lock:
+            pending, self._pending = list(self._pending.values()), {}
+        concurrent.futures.wait(pending)
+
+
 class safe_open:
     """Open a safetensors file for reading tensors one by one, as ``safetensors.safe_open``.
 
@@ -230,6 +322,7 @@ class safe_open:
         self._allocator = Allocator(kind, where, index, self._path)
         self._tensors = {info.name: info for info in tensors}
         self._offset_order = [info.name for info in tensors]
+        self._ahead = _ReadAhead(self)
         self._file = _file.File(self._path, "r")
 
     def __enter__(self):
@@ -241,6 +334,7 @@ class safe_open:
     def close(self):
         """Release the file; the tensors already returned stay valid."""
         if self._file is not None:
+            self._ahead.drop()
             self._file.close()
             self._file = None
 
@@ -276,11 +370,24 @@ class safe_open:
         return None if self._metadata is None else dict(self._metadata)
 
     def get_tensor(self, name):
-        """The whole tensor ``name``, read straight into the framework's memory on the device."""
+        """The whole tensor ``name``, read straight into the framework's memory on the device.
+
+        A loop asking for the tensors in the order of :meth:`keys` or :meth:`offset_keys` has the
+        next ones read ahead of it, at most ``READ_AHEAD_BYTES`` beyond the one asked for.
+        """
         info = self._info(name)
+        early = self._ahead.take(name)
+        done = early.result() if early is not None else None
+        if done is not None:
+            target, got = done
+            self._check(info, got, info.offset, info.nbytes)
+            return target
         target = self._allocator.empty(name, info.dtype, info.shape)
         self._read_into(target, info, info.offset, info.nbytes)
         return target
+
+    #: Bytes a loop in key or offset order has read ahead of it (0 reads nothing ahead).
+    READ_AHEAD_BYTES = 256 << 20
 
     def get_slice(self, name):
         """A view of tensor ``name`` whose ``[...]`` reads only the bytes it selects."""
@@ -289,7 +396,9 @@ class safe_open:
     def _read_into(self, target, info, offset, nbytes):
         if nbytes == 0:
             return
-        got = self._open_file().read(target, nbytes, offset)
+        self._check(info, self._open_file().read(target, nbytes, offset), offset, nbytes)
+
+    def _check(self, info, got, offset, nbytes):
         if got != nbytes:
             raise SafetensorError("%s: tensor %r: read %d of %d bytes at offset %d: the file is "
                                   "shorter than its header says"

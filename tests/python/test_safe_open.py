@@ -218,3 +218,91 @@ def test_route_swaps_the_safetensors_readers_a_module_imported_and_restores_them
                 sys.modules.pop(name, None)
             else:
                 sys.modules[name] = module
+
+
+def _read_bytes():
+    return hipfile.stats()["read_bytes"]
+
+
+@pytest.fixture
+def interleaved(workdir):
+    # Offset order c, d, a, b, e against key order a, b, c, d, e: d follows c and b follows a in
+    # both orders, and c and d come after b in key order.
+    rng = np.random.default_rng(3)
+    arrays = {"c": rng.standard_normal(300), "d": rng.standard_normal(200),
+              "a": rng.standard_normal((40, 10)).astype(np.float32),
+              "b": rng.standard_normal(700).astype(np.float32),
+              "e": rng.standard_normal(90).astype(np.float16)}
+    path = os.path.join(workdir, "interleaved.safetensors")
+    st.save_file(arrays, path)
+    return path, arrays
+
+
+@pytest.mark.parametrize("order", ["keys", "offset_keys"])
+def test_a_loop_in_key_or_offset_order_reads_each_byte_once(model, arrays, interleaved, order):
+    for path, expected in ((model, arrays), interleaved):
+        with st.safe_open(path, framework="np") as f:
+            names = getattr(f, order)()
+            before = _read_bytes()
+            got = {name: f.get_tensor(name) for name in names}
+            assert _read_bytes() - before == sum(a.nbytes for a in expected.values()), path
+            # A second pass reads everything again, each tensor into memory of its own.
+            again = {name: f.get_tensor(name) for name in names}
+            assert _read_bytes() - before == 2 * sum(a.nbytes for a in expected.values())
+        for name, array in expected.items():
+            assert np.array_equal(got[name], array) and np.array_equal(again[name], array), name
+            assert got[name] is not again[name]
+
+
+def test_random_access_reads_nothing_ahead(interleaved):
+    path, arrays = interleaved
+    with st.safe_open(path, framework="np") as f:
+        before = _read_bytes()
+        for name in ("e", "a", "d", "b"):
+            assert np.array_equal(f.get_tensor(name), arrays[name])
+            assert _read_bytes() - before == arrays[name].nbytes
+            before = _read_bytes()
+
+
+def test_read_ahead_can_be_turned_off(interleaved, monkeypatch):
+    path, arrays = interleaved
+    monkeypatch.setattr(st.safe_open, "READ_AHEAD_BYTES", 0)
+    with st.safe_open(path, framework="np") as f:
+        for name in f.keys():
+            before = _read_bytes()
+            assert np.array_equal(f.get_tensor(name), arrays[name])
+            assert _read_bytes() - before == arrays[name].nbytes
+
+
+def test_closing_in_the_middle_of_a_loop_waits_for_the_reads_ahead(model, arrays):
+    f = st.safe_open(model, framework="np")
+    names = f.offset_keys()
+    first, second = f.get_tensor(names[0]), f.get_tensor(names[1])
+    f.close()
+    assert np.array_equal(first, arrays[names[0]]) and np.array_equal(second, arrays[names[1]])
+    with pytest.raises(st.SafetensorError, match="the file is closed"):
+        f.get_tensor(names[2])
+
+
+def test_a_file_cut_short_during_a_loop_fails_on_the_tensor_asked_for(model, arrays):
+    with st.safe_open(model, framework="np") as f:
+        names = [n for n in f.offset_keys() if arrays[n].nbytes]
+        os.truncate(model, os.path.getsize(model) - 1)
+        assert np.array_equal(f.get_tensor(names[0]), arrays[names[0]])
+        for name in names[1:-1]:
+            assert np.array_equal(f.get_tensor(name), arrays[name]), name
+        with pytest.raises(st.SafetensorError, match="tensor %r: read" % names[-1]):
+            f.get_tensor(names[-1])
+
+
+def test_a_loop_from_several_threads_gets_every_tensor_once_each(interleaved):
+    import concurrent.futures
+
+    path, arrays = interleaved
+    with st.safe_open(path, framework="np") as f:
+        names = f.offset_keys() * 8
+        with concurrent.futures.ThreadPoolExecutor(4) as pool:
+            got = list(pool.map(f.get_tensor, names))
+    for name, array in zip(names, got):
+        assert np.array_equal(array, arrays[name]), name
+    assert len({id(array) for array in got}) == len(got)
