@@ -8,6 +8,7 @@ file itself. Every header is read and checked, and the index against them, befor
 allocated.
 """
 
+import itertools
 import json
 import os
 import re
@@ -17,6 +18,7 @@ import threading
 from . import _file
 from ._safe_open import Allocator, device_of, framework_of
 from ._st_format import SafetensorError, _describe, build_header, read_header
+from ._tensor_reads import TensorReads, finish
 
 INDEX_SUFFIX = ".safetensors.index.json"
 _DEFAULT_WINDOW = 1 << 30
@@ -196,30 +198,28 @@ def load_checkpoint(path, device="cpu", framework="pt", names=None, progress=Fal
     for shard, info in chosen:
         allocator.dtype(info.name, info.dtype, shard.path)
     bar = _Progress(sum(info.nbytes for _, info in chosen), progress)
-    results, files, pending = {}, {}, []
+    reads = TensorReads(allocator)
+    files, futures = {}, []
     try:
         with allocator.current_device():
-            for shard, info in chosen:
-                target = allocator.empty(info.name, info.dtype, info.shape)
-                results[info.name] = target
-                if info.nbytes == 0:
-                    continue
-                if shard.path not in files:
-                    files[shard.path] = _file.File(shard.path, "r")
-                future = files[shard.path].pread(target, info.nbytes, info.offset)
-                pending.append((shard, info, future))
-            for shard, info, future in pending:
-                _check_read(shard, info, future.get())
-                bar.add(info.nbytes)
-        return results
+            queues = []
+            for shard in shards:
+                infos = [info for info in shard.tensors if keep(info.name)]
+                if infos:
+                    source = files[shard.path] = _file.File(shard.path, "r")
+                    queues.append([(source, shard.path, run) for run in reads.runs(infos)])
+            # Runs of every shard in turn, so that all the shards are read at once.
+            for jobs in itertools.zip_longest(*queues):
+                futures.extend(reads.submit(*job) for job in jobs if job is not None)
+            landed = {}
+            for future in futures:
+                for info, tensor in future.result():
+                    landed[info.name] = tensor
+                    bar.add(info.nbytes)
+        return {info.name: landed[info.name] for _, info in chosen}
     except BaseException:
         # Every read has ended before the tensors are dropped, so no transfer outlives them.
-        for _, _, future in pending:
-            try:
-                future.get()
-            except Exception:
-                pass
-        results.clear()
+        finish(futures)
         raise
     finally:
         bar.close()
@@ -244,34 +244,28 @@ def iter_tensors(files, device="cpu", framework="pt", window=_DEFAULT_WINDOW):
     order = [(shard, info) for shard in shards for info in shard.tensors]
     for shard, info in order:
         allocator.dtype(info.name, info.dtype, shard.path)
+    reads = TensorReads(allocator)
+    jobs = [(shard.path, run) for shard in shards for run in reads.runs(shard.tensors)]
     opened, queue = {}, []
     try:
         with allocator.current_device():
             start, in_flight = 0, 0
-            while start < len(order) or queue:
-                while start < len(order) and (not queue or in_flight < window):
-                    shard, info = order[start]
+            while start < len(jobs) or queue:
+                while start < len(jobs) and (not queue or in_flight < window):
+                    path, run = jobs[start]
                     start += 1
-                    target = allocator.empty(info.name, info.dtype, info.shape)
-                    future = None
-                    if info.nbytes:
-                        if shard.path not in opened:
-                            opened[shard.path] = _file.File(shard.path, "r")
-                        future = opened[shard.path].pread(target, info.nbytes, info.offset)
-                    queue.append((shard, info, target, future))
-                    in_flight += info.nbytes
-                shard, info, target, future = queue.pop(0)
-                if future is not None:
-                    _check_read(shard, info, future.get())
-                in_flight -= info.nbytes
-                yield info.name, target
+                    if path not in opened:
+                        opened[path] = _file.File(path, "r")
+                    size = sum(info.nbytes for info in run)
+                    queue.append((size, reads.submit(opened[path], path, run)))
+                    in_flight += size
+                size, future = queue.pop(0)
+                landed = future.result()
+                in_flight -= size
+                for info, tensor in landed:
+                    yield info.name, tensor
     finally:
-        for _, _, _, future in queue:
-            if future is not None:
-                try:
-                    future.get()
-                except Exception:
-                    pass
+        finish(future for _, future in queue)
         queue.clear()
         for source in opened.values():
             source.close()

@@ -16,6 +16,7 @@ import threading
 
 from . import _file
 from ._st_format import DTYPE_SIZES, SafetensorError, read_header, _ARRAY_DTYPES, _TORCH_DTYPES
+from ._tensor_reads import TensorReads
 
 _FRAMEWORKS = {"pt": "pt", "torch": "pt", "pytorch": "pt", "np": "np", "numpy": "np",
                "cupy": "cupy"}
@@ -111,6 +112,42 @@ class Allocator:
             return self._module.empty(shape, dtype=kind)
         with self.device:
             return self._module.empty(shape, dtype=kind)
+
+    def on_gpu(self):
+        """True when the arrays live in GPU memory."""
+        if self.framework == "pt":
+            return self.device.type == "cuda"
+        return self.framework == "cupy"
+
+    def staging(self, nbytes):
+        """A byte array of ``nbytes`` on this allocator's device."""
+        if self.framework == "pt":
+            return self._module.empty(nbytes, dtype=self._module.uint8, device=self.device)
+        if self.framework == "np":
+            return self._module.empty(nbytes, dtype=self._module.uint8)
+        with self.device:
+            return self._module.empty(nbytes, dtype=self._module.uint8)
+
+    def copy_bytes(self, target, staging, start, nbytes):
+        """Copy ``nbytes`` of ``staging`` from ``start`` over the whole of ``target``, on the
+        device, ordered on this thread's current stream (see :meth:`settle`)."""
+        if nbytes == 0:
+            return
+        if self.framework == "pt":
+            target.reshape(-1).view(self._module.uint8).copy_(staging[start:start + nbytes])
+        elif self.framework == "np":
+            target.reshape(-1).view(self._module.uint8)[:] = staging[start:start + nbytes]
+        else:
+            with self.device:
+                target.reshape(-1).view(self._module.uint8)[:] = staging[start:start + nbytes]
+
+    def settle(self):
+        """Wait for the copies this thread has queued on the device."""
+        if self.framework == "pt" and self.device.type == "cuda":
+            self._module.cuda.current_stream(self.device).synchronize()
+        elif self.framework == "cupy":
+            with self.device:
+                self._module.cuda.get_current_stream().synchronize()
 
     def cut(self, array, index, shape):
         """``array[index]`` as a contiguous array of its own, of ``shape``."""
@@ -229,7 +266,8 @@ class _ReadAhead:
         self._order = None  # the order a loop follows, once recognised
         self._last = None
         self._given = set()
-        self._pending = {}  # name -> future of (target, bytes read)
+        self._pending = {}  # name -> future of its run's [(info, tensor)]
+        self._reads = TensorReads(owner._allocator)
 
     def _places(self):
         if self._orders is None:
@@ -246,8 +284,8 @@ class _ReadAhead:
         return None
 
     def take(self, name):
-        """The read started early for ``name`` (a future of ``(target, bytes read)``), or None;
-        starts the reads after ``name`` when a loop is going on."""
+        """The read started early for ``name`` (a future of its run's ``[(info, tensor)]``),
+        or None; starts the reads after ``name`` when a loop is going on."""
         budget = self._owner.READ_AHEAD_BYTES
         with self._lock:
             early = self._pending.pop(name, None)
@@ -271,33 +309,31 @@ class _ReadAhead:
 
     def _start(self, name, budget):
         order, place = self._order
-        tensors, pool = self._owner._tensors, _file._executor()
+        tensors, wanted, free = self._owner._tensors, [], budget
         for following in order[place[name] + 1:]:
             info = tensors[following]
-            if info.nbytes > budget:
+            if info.nbytes > free:
                 break
-            budget -= info.nbytes
-            if following in self._pending or following in self._given or info.nbytes == 0:
-                continue
+            free -= info.nbytes
+            if following not in self._pending and following not in self._given and info.nbytes:
+                wanted.append(info)
+        # Tensors are read in batches of a quarter of the budget or more, so that adjacent ones
+        # make runs read by one call, not one call each as the loop frees room.
+        if not wanted or (self._pending and sum(i.nbytes for i in wanted) < budget // 4):
+            return
+        reads, source = self._reads, self._owner._open_file()
+        for run in reads.runs(wanted):
             try:
-                self._pending[following] = pool.submit(self._read, info)
+                future = reads.submit(source, self._owner._path, run)
             except RuntimeError:
                 break  # set_num_threads is replacing the pool: read the rest when asked
-
-    def _read(self, info):
-        """On a pool thread: ``info``'s tensor in memory of its own and the bytes read, or None
-        when there is no memory for it now (the caller then reads it itself). Allocating here
-        as well spreads the cost of fresh memory over the threads, as a pool of readers does."""
-        try:
-            target = self._owner._allocator.empty(info.name, info.dtype, info.shape)
-        except Exception:
-            return None
-        return target, self._owner._file.read(target, info.nbytes, info.offset)
+            for info in run:
+                self._pending[info.name] = future
 
     def drop(self):
         """Wait for every read started early and let its memory go."""
         with self._lock:
-            pending, self._pending = list(self._pending.values()), {}
+            pending, self._pending = set(self._pending.values()), {}
         concurrent.futures.wait(pending)
 
 
@@ -377,11 +413,11 @@ class safe_open:
         """
         info = self._info(name)
         early = self._ahead.take(name)
-        done = early.result() if early is not None else None
-        if done is not None:
-            target, got = done
-            self._check(info, got, info.offset, info.nbytes)
-            return target
+        if early is not None:
+            try:
+                return next(tensor for read, tensor in early.result() if read is info)
+            except Exception:
+                pass  # read it alone: an error, if any, is then its own
         target = self._allocator.empty(name, info.dtype, info.shape)
         self._read_into(target, info, info.offset, info.nbytes)
         return target

@@ -189,3 +189,69 @@ def test_pytorch_checkpoint_round_trip(workdir, model):
     assert sorted(loaded) == sorted(tensors)
     for name, tensor in tensors.items():
         assert loaded[name].dtype == tensor.dtype and torch.equal(loaded[name], tensor), name
+
+
+# Runs of adjacent tensors bound for a GPU are read by one call each into a staging buffer and
+# copied out; on the host runtime the same code runs with host memory forced to take that path.
+from hipfile import _safe_open, _tensor_reads  # noqa: E402
+from hipfile._st_format import TensorInfo  # noqa: E402
+
+
+@pytest.fixture
+def staged(monkeypatch):
+    monkeypatch.setattr(_safe_open.Allocator, "on_gpu", lambda self: True)
+    monkeypatch.setattr(_tensor_reads, "RUN_BYTES", 65536)
+    return monkeypatch
+
+
+def test_runs_join_adjacent_small_tensors_up_to_the_run_size(monkeypatch):
+    monkeypatch.setattr(_tensor_reads, "RUN_BYTES", 100)
+    infos = [TensorInfo(name, "U8", (n,), n, at) for name, n, at in
+             [("a", 30, 0), ("b", 30, 30), ("c", 30, 60), ("d", 20, 90), ("big", 50, 110),
+              ("e", 10, 160), ("zero", 0, 170), ("f", 10, 170), ("g", 10, 200)]]
+    shuffled = infos[::-1]
+    names = [[info.name for info in run] for run in _tensor_reads.runs_of(shuffled, True)]
+    # d would pass 100 bytes; big is half a run, alone; zero-byte tensors and gaps break runs.
+    assert names == [["a", "b", "c"], ["d"], ["big"], ["e"], ["zero", "f"], ["g"]]
+    assert [[i.name for i in r] for r in _tensor_reads.runs_of(shuffled, False)] == \
+        [[info.name] for info in infos]
+
+
+@pytest.mark.parametrize("slots", [1, 4])
+def test_staged_runs_load_every_tensor_reading_each_byte_once(workdir, model, staged, slots):
+    import hipfile
+
+    staged.setattr(_tensor_reads, "STAGED_RUNS", slots)
+    directory = os.path.join(workdir, "sharded")
+    st.save_checkpoint(model, directory, max_shard_size=30_000)
+    before = hipfile.stats()
+    assert_same(st.load_checkpoint(directory, framework="np"), model)
+    after = hipfile.stats()
+    assert after["read_bytes"] - before["read_bytes"] == sum(a.nbytes for a in model.values())
+    # Fewer library calls than tensors: the runs were read whole.
+    calls = after["read_ops"]["ok"] - before["read_ops"]["ok"]
+    assert 0 < calls < sum(1 for a in model.values() if a.nbytes) // 2
+    biases = st.load_checkpoint(directory, framework="np", names=lambda n: n.endswith("bias"))
+    assert_same(biases, {n: a for n, a in model.items() if n.endswith("bias")})
+    seen = dict(st.iter_tensors(directory, framework="np", window=10_000))
+    assert_same(seen, model)
+
+
+def test_a_file_cut_short_fails_on_the_first_tensor_of_a_run_it_lacks(workdir, model, staged):
+    path = os.path.join(workdir, "one.safetensors")
+    st.save_file(model, path)
+    infos = st.read_header(path)[0]
+    reads = _tensor_reads.TensorReads(_safe_open.Allocator("np", "cpu", None, path))
+    run = next(run for run in reads.runs(infos) if len(run) > 2)
+    os.truncate(path, run[1].offset + 3)
+    with hipfile_file(path) as source:
+        future = reads.submit(source, path, run)
+        with pytest.raises(st.SafetensorError, match="%s: tensor %r: read 3 of %d bytes"
+                           % (path, run[1].name, run[1].nbytes)):
+            future.result()
+
+
+def hipfile_file(path):
+    import hipfile
+
+    return hipfile.File(path, "r")
