@@ -249,14 +249,16 @@ class _Slice:
 
 
 class _ReadAhead:
-    """The tensors a ``get_tensor`` loop will ask for next, read before it asks.
+    """The tensors a loop reading whole tensors will ask for next, read before it asks.
 
-    A loop is recognised when a tensor asked for follows the previous one in key order or in
-    offset order; from then on that order alone is followed, and the tensors after the one asked
-    for are read on the package's threads, up to the byte budget, each into memory of its own.
-    Tensors the loop has been given are never read ahead again, so every byte is read once; one
-    asked for twice is read again for the second caller. Any other access pattern reads nothing
-    ahead. Calls may come from several threads.
+    A loop is recognised when a whole tensor asked for (``get_tensor``, or ``get_slice`` with a
+    selection of all of it) follows the previous one in key order or in offset order; from then
+    on that order alone is followed, and the tensors after the farthest one asked for are read on
+    the package's threads, up to the byte budget. The loop goes on while each tensor asked for was
+    read ahead, is the next one, or comes before the farthest: callers on several threads (as
+    ``transformers`` loads with four) ask a little out of order. Tensors the loop has been given
+    are never read ahead again, so every byte is read once; one asked for twice is read again for
+    the second caller, into memory of its own. Any other access pattern reads nothing ahead.
     """
 
     def __init__(self, owner):
@@ -264,6 +266,7 @@ class _ReadAhead:
         self._lock = threading.Lock()
         self._orders = None  # (key order, offset order), and each name's place in each
         self._order = None  # the order a loop follows, once recognised
+        self._front = 0  # the farthest place in that order asked for
         self._last = None
         self._given = set()
         self._pending = {}  # name -> future of its run's [(info, tensor)]
@@ -285,7 +288,7 @@ class _ReadAhead:
 
     def take(self, name):
         """The read started early for ``name`` (a future of its run's ``[(info, tensor)]``),
-        or None; starts the reads after ``name`` when a loop is going on."""
+        or None; starts the reads after the loop's front when a loop is going on."""
         budget = self._owner.READ_AHEAD_BYTES
         with self._lock:
             early = self._pending.pop(name, None)
@@ -295,22 +298,20 @@ class _ReadAhead:
             self._given.add(name)
             if budget <= 0 or last is None:
                 return early
-            if not self._continues(name, last):
+            if self._order is not None and (early is not None or
+                                            self._order[1][name] <= self._front + 1):
+                self._front = max(self._front, self._order[1][name])
+            else:
                 self._order = self._follows(name, last)
+                self._front = self._order[1][name] if self._order is not None else 0
             if self._order is not None:
-                self._start(name, budget)
+                self._start(budget)
         return early
 
-    def _continues(self, name, last):
-        if self._order is None:
-            return False
-        order, place = self._order
-        return place[name] > 0 and order[place[name] - 1] == last
-
-    def _start(self, name, budget):
-        order, place = self._order
+    def _start(self, budget):
+        order, _ = self._order
         tensors, wanted, free = self._owner._tensors, [], budget
-        for following in order[place[name] + 1:]:
+        for following in order[self._front + 1:]:
             info = tensors[following]
             if info.nbytes > free:
                 break
@@ -408,17 +409,20 @@ class safe_open:
     def get_tensor(self, name):
         """The whole tensor ``name``, read straight into the framework's memory on the device.
 
-        A loop asking for the tensors in the order of :meth:`keys` or :meth:`offset_keys` has the
-        next ones read ahead of it, at most ``READ_AHEAD_BYTES`` beyond the one asked for.
+        A loop asking for the tensors in the order of :meth:`keys` or :meth:`offset_keys` (or for
+        whole tensors through :meth:`get_slice`) has the next ones read ahead of it, at most
+        ``READ_AHEAD_BYTES`` beyond the one asked for.
         """
-        info = self._info(name)
-        early = self._ahead.take(name)
+        return self._whole(self._info(name))
+
+    def _whole(self, info):
+        early = self._ahead.take(info.name)
         if early is not None:
             try:
                 return next(tensor for read, tensor in early.result() if read is info)
             except Exception:
                 pass  # read it alone: an error, if any, is then its own
-        target = self._allocator.empty(name, info.dtype, info.shape)
+        target = self._allocator.empty(info.name, info.dtype, info.shape)
         self._read_into(target, info, info.offset, info.nbytes)
         return target
 
@@ -458,6 +462,9 @@ class safe_open:
                 row *= extent
         offset = info.offset + first * row * itemsize
         nbytes = span * row * itemsize
+        if exact and nbytes == info.nbytes:
+            # All of it, as loaders ask for with [...] or [:]: a loop of these reads ahead.
+            return self._whole(info).reshape(tuple(out_shape))
         if exact:
             target = self._allocator.empty(info.name, info.dtype, out_shape)
             self._read_into(target, info, offset, nbytes)

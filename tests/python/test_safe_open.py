@@ -339,3 +339,68 @@ def test_reads_ahead_bound_for_a_gpu_take_runs_of_adjacent_tensors(workdir, monk
             assert np.array_equal(f.get_tensor(name), arrays[name]), name
         with pytest.raises(st.SafetensorError, match="tensor %r: read 1 of" % cut):
             f.get_tensor(cut)
+
+
+@pytest.fixture
+def many(workdir):
+    rng = np.random.default_rng(9)
+    arrays = {"w%03d" % i: rng.standard_normal((int(n), 4)).astype(np.float32)
+              for i, n in enumerate(rng.integers(1, 800, 120))}
+    path = os.path.join(workdir, "many.safetensors")
+    st.save_file(arrays, path)
+    return path, arrays
+
+
+@pytest.fixture
+def gpu_like(monkeypatch):
+    from hipfile import _safe_open, _tensor_reads
+
+    monkeypatch.setattr(_safe_open.Allocator, "on_gpu", lambda self: True)
+    monkeypatch.setattr(_tensor_reads, "RUN_BYTES", 1 << 16)
+    monkeypatch.setattr(st.safe_open, "READ_AHEAD_BYTES", 1 << 16)
+
+
+@pytest.mark.parametrize("index", [Ellipsis, slice(None)], ids=["ellipsis", "colon"])
+def test_whole_slices_from_four_threads_read_ahead_each_byte_once(many, gpu_like, index):
+    import concurrent.futures
+
+    path, arrays = many
+    with st.safe_open(path, framework="np") as f:
+        before = hipfile.stats()
+        # As transformers materialises get_slice(name)[...] on four threads, in key order.
+        with concurrent.futures.ThreadPoolExecutor(4) as pool:
+            got = dict(zip(f.keys(), pool.map(lambda n: f.get_slice(n)[index], f.keys())))
+        after = hipfile.stats()
+    assert after["read_bytes"] - before["read_bytes"] == sum(a.nbytes for a in arrays.values())
+    assert after["read_ops"]["ok"] - before["read_ops"]["ok"] < len(arrays) // 3
+    for name, array in arrays.items():
+        assert got[name].shape == array.shape and np.array_equal(got[name], array), name
+
+
+def test_a_tensor_parallel_pattern_reads_only_what_it_asks_for(many, gpu_like):
+    path, arrays = many
+    with st.safe_open(path, framework="np") as f:
+        before, asked = hipfile.stats()["read_bytes"], 0
+        for number, name in enumerate(f.keys()):
+            if number % 5 == 0:
+                asked += f.get_tensor(name).nbytes  # replicated: whole
+            else:
+                rows = arrays[name].shape[0]
+                asked += f.get_slice(name)[: max(rows // 2, 1)].nbytes  # this rank's rows
+        assert hipfile.stats()["read_bytes"] - before == asked
+
+
+def test_a_loop_a_little_out_of_order_still_reads_ahead(many, gpu_like):
+    path, arrays = many
+    with st.safe_open(path, framework="np") as f:
+        names = f.keys()
+        # Pairs swapped after the first two, as callers on several threads arrive.
+        order = names[:2] + [n for pair in zip(names[3::2], names[2::2]) for n in pair]
+        order += [n for n in names if n not in order]
+        before = hipfile.stats()
+        got = {name: f.get_tensor(name) for name in order}
+        after = hipfile.stats()
+    assert after["read_bytes"] - before["read_bytes"] == sum(a.nbytes for a in arrays.values())
+    assert after["read_ops"]["ok"] - before["read_ops"]["ok"] < len(arrays) // 3
+    for name, array in arrays.items():
+        assert np.array_equal(got[name], array), name
