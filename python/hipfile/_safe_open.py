@@ -427,7 +427,7 @@ class safe_open:
         return target
 
     #: Bytes a loop in key or offset order has read ahead of it (0 reads nothing ahead).
-    READ_AHEAD_BYTES = 256 << 20
+    READ_AHEAD_BYTES = 1 << 30
 
     def get_slice(self, name):
         """A view of tensor ``name`` whose ``[...]`` reads only the bytes it selects."""

@@ -23,7 +23,7 @@ from ._st_format import SafetensorError
 #: Bytes read by one call for a run of adjacent tensors bound for a GPU.
 RUN_BYTES = 256 << 20
 #: Runs staged at once (each holds a staging buffer of at most RUN_BYTES on the GPU).
-STAGED_RUNS = 4
+STAGED_RUNS = 3
 
 _slots_lock = threading.Lock()
 _slots = {}
