@@ -186,7 +186,7 @@ def test_route_swaps_the_safetensors_readers_a_module_imported_and_restores_them
     # A stand-in for the safetensors package and for a framework module that imported from it.
     package = types.ModuleType("safetensors")
     package_torch = types.ModuleType("safetensors.torch")
-    package.safe_open = lambda *args, **kwargs: "theirs"
+    package.safe_open = original_open = lambda *args, **kwargs: "theirs"
     package_torch.load_file = lambda *args, **kwargs: "theirs"
     package.torch = package_torch
     framework = types.ModuleType("fake_framework_modeling")
@@ -212,7 +212,26 @@ def test_route_swaps_the_safetensors_readers_a_module_imported_and_restores_them
             with framework.safe_open(model, framework="np", device="cuda:3", backend="mmap") as f:
                 assert np.array_equal(f.get_tensor("ids"), arrays["ids"])
         assert framework.safe_open() == "theirs"
+        # A module imported inside the block (transformers imports some on the first load)
+        # takes the swapped name from the package; after the block it must hold theirs again,
+        # while a module that imported ours before the block keeps it.
+        mine = types.ModuleType("fake_user_module")
+        mine.safe_open = st.safe_open
+        sys.modules["fake_user_module"] = mine
+        for device in (None, "cpu"):
+            sys.modules.pop("fake_lazy_module", None)
+            with st.route(device=device):
+                lazy = types.ModuleType("fake_lazy_module")
+                lazy.safe_open, lazy.load_file = package.safe_open, package_torch.load_file
+                lazy.reader = package.safe_open
+                sys.modules["fake_lazy_module"] = lazy
+                assert lazy.safe_open is not original_open  # it took the replacement
+            assert lazy.safe_open() == "theirs" and lazy.reader() == "theirs", device
+            assert lazy.load_file() == "theirs" and package.safe_open() == "theirs", device
+            assert mine.safe_open is st.safe_open
     finally:
+        sys.modules.pop("fake_lazy_module", None)
+        sys.modules.pop("fake_user_module", None)
         for name, module in saved.items():
             if module is None:
                 sys.modules.pop(name, None)
