@@ -52,6 +52,9 @@ static const size_t ops_size_for_minor[] = {
     /* Minor 7 added the optional transfer, one op for both directions. */
     [7] =
         offsetof(struct hf_backend_ops, transfer) + sizeof(((struct hf_backend_ops *)0)->transfer),
+    /* Minor 8 added cached_bytes to the system-call table, on the host side only. */
+    [8] =
+        offsetof(struct hf_backend_ops, transfer) + sizeof(((struct hf_backend_ops *)0)->transfer),
 };
 _Static_assert(sizeof(ops_size_for_minor) / sizeof(ops_size_for_minor[0]) ==
                    HF_BACKEND_ABI_MINOR + 1,

@@ -36,7 +36,7 @@ extern "C" {
 /** ABI major implemented by this header; also the suffix of the entry symbol. */
 #define HF_BACKEND_ABI_MAJOR 1u
 /** ABI minor implemented by this header. */
-#define HF_BACKEND_ABI_MINOR 7u
+#define HF_BACKEND_ABI_MINOR 8u
 /** Name of the one symbol a plugin exports. */
 #define HF_BACKEND_ENTRY_SYMBOL "hf_backend_entry_v1"
 
@@ -268,6 +268,12 @@ struct hf_sys_ops {
     int (*ioctl)(int fd, unsigned long request, void *arg);                 /**< ioctl(2) */
     /** preadv2(2), since ABI minor 1 (RWF_NOWAIT tells whether a range is in the page cache). */
     ssize_t (*preadv2)(int fd, const struct iovec *iov, int iovcnt, off_t offset, int flags);
+    /**
+     * Bytes of [offset, offset + len) of @p fd that the page cache holds, as cachestat(2) counts
+     * them (since ABI minor 8); -1 with errno set (ENOSYS before Linux 6.5) where the kernel
+     * cannot say.
+     */
+    int64_t (*cached_bytes)(int fd, uint64_t offset, uint64_t len);
 };
 
 /** Type of a setting a backend declares (since ABI minor 5). */

@@ -2,6 +2,7 @@
 #include "common/cache_probe.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <sys/uio.h>
 
 /* Bytes asked for before the rest of a range: one page. */
@@ -29,4 +30,13 @@ size_t hfp_cache_probe(const struct hf_sys_ops *sys, int fd, char *dst, size_t l
     if (done < first || done == len)
         return done;
     return done + cache_read(sys, fd, dst + done, len - done, pos + (int64_t)done);
+}
+
+bool hfp_mostly_uncached(const struct hf_sys_ops *sys, int fd, uint64_t pos, uint64_t len)
+{
+    if (sys->struct_size < offsetof(struct hf_sys_ops, cached_bytes) + sizeof(sys->cached_bytes) ||
+        sys->cached_bytes == NULL || len == 0)
+        return false;
+    int64_t cached = sys->cached_bytes(fd, pos, len);
+    return cached >= 0 && (uint64_t)cached < len / 2;
 }

@@ -5,6 +5,7 @@
 #ifndef HF_PLUGIN_COMMON_CACHE_PROBE_H
 #define HF_PLUGIN_COMMON_CACHE_PROBE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,6 +24,14 @@ extern "C" {
  * from the disk a second time beside the O_DIRECT read that follows.
  */
 size_t hfp_cache_probe(const struct hf_sys_ops *sys, int fd, char *dst, size_t len, int64_t pos);
+
+/**
+ * Whether the page cache holds less than half of [pos, pos + len) of @p fd, as the kernel counts
+ * it (cached_bytes through @p sys, cachestat(2)). False where it cannot say: a core older than
+ * ABI minor 8, a kernel before Linux 6.5, a file system that will not tell. Costs one system call
+ * that copies no data, so a path can be chosen per request.
+ */
+bool hfp_mostly_uncached(const struct hf_sys_ops *sys, int fd, uint64_t pos, uint64_t len);
 
 #ifdef __cplusplus
 }

@@ -96,6 +96,13 @@ ssize_t FaultPreadv2(int fd, const struct iovec *iov, int iovcnt, off_t offset, 
     return hf_sys_default()->preadv2(fd, iov, iovcnt, offset, flags);
 }
 
+int64_t FaultCachedBytes(int fd, uint64_t offset, uint64_t len)
+{
+    if (SysFaults::Fire(kCachedBytes))
+        return -1;
+    return hf_sys_default()->cached_bytes(fd, offset, len);
+}
+
 int FaultCoreOpen(const char *path, int flags)
 {
     if (SysFaults::Fire(kCoreOpen))
@@ -125,6 +132,7 @@ const struct hf_sys_ops kFaultSys = {
     .fdatasync = FaultFdatasync,
     .ioctl = FaultIoctl,
     .preadv2 = FaultPreadv2,
+    .cached_bytes = FaultCachedBytes,
 };
 
 const struct hf_core_sys_ops kFaultCoreSys = {
@@ -138,7 +146,8 @@ const struct hf_core_sys_ops kFaultCoreSys = {
 const char *SysCallName(SysCall call)
 {
     static const char *const names[kSysCallCount] = {
-        "pread", "pwrite", "fstat", "fdatasync", "ioctl", "preadv2", "open", "core fstat", "statx",
+        "pread",   "pwrite",    "fstat", "fdatasync",  "ioctl",
+        "preadv2", "cachestat", "open",  "core fstat", "statx",
     };
     return names[call];
 }

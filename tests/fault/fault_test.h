@@ -27,8 +27,8 @@ constexpr size_t kFileSize = 256 * 1024;
 // A sweep stops once a request completes with the fault armed, or after this many positions.
 constexpr int kMaxSweep = 96;
 
-// Which system call a SysFaults entry stands for; the first six are the plugin table's, the last
-// three the core's own (struct hf_core_sys_ops).
+// Which system call a SysFaults entry stands for; the first seven are the plugin table's, the
+// last three the core's own (struct hf_core_sys_ops).
 enum SysCall {
     kPread,
     kPwrite,
@@ -36,6 +36,7 @@ enum SysCall {
     kFdatasync,
     kIoctl,
     kPreadv2,
+    kCachedBytes,
     kCoreOpen,
     kCoreFstat,
     kCoreStatx,

@@ -78,6 +78,15 @@ TEST_F(SysFaultTest, FailingCacheProbeFallsBackToBlockingReads)
     EXPECT_EQ(counts.completed, counts.injected);
 }
 
+// The page-cache question that picks the path of an uncached staged read: when the kernel
+// cannot answer, the read takes the path it took before the question existed.
+TEST_F(SysFaultTest, FailingCacheQuestionNeverFailsARead)
+{
+    SweepCounts counts = Sweep(Op::kRead, Site(kCachedBytes, ENOSYS), SystemError(0));
+    EXPECT_GT(counts.injected, 0) << "the sweep's reads never asked the page cache";
+    EXPECT_EQ(counts.completed, counts.injected);
+}
+
 // fstat only bounds direct reads into memory the caller sees; staged reads may not call it at
 // all, but where they do, its failure must not fail the request.
 TEST_F(SysFaultTest, FailingFstatNeverFailsARead)

@@ -70,6 +70,60 @@ TEST_F(FallbackDirectIo, UncachedAlignedRangesGoThroughODirect)
     EXPECT_EQ(fake_->syscalls_on_device_memory, 0);
 }
 
+// The kernel's count of cached bytes (cachestat) picks the path of each staged read: one the
+// page cache mostly lacks, which O_DIRECT may serve, runs in lanes of blocking reads; the rest
+// run as the pipeline.
+TEST_F(FallbackDirectIo, MostlyUncachedStagedReadsRunInLanes)
+{
+    Init();
+    fake_->width = 4;
+    fake_->cache_answer = CacheAnswer::kNothingCached;
+    const size_t size = 8 * kMiB + 5;
+    File f = OpenDirectFile("cold-lanes", 9 * kMiB, 66);
+    SKIP_WITHOUT_O_DIRECT();
+    Buffer b(size, kDevice);
+    ASSERT_EQ(Read(f, b, 0, size, 0), static_cast<ssize_t>(size));
+    EXPECT_EQ(hf_test_pattern_check(b.data(), size, 0, 66), -1);
+    EXPECT_EQ(fake_->cached_bytes_calls, 1) << "one question per request";
+    EXPECT_GT(fake_->copy_tasks.size(), 1u) << "each lane queues its own copies";
+    EXPECT_GT(fake_->bytes_direct, 0u);
+}
+
+TEST_F(FallbackDirectIo, StagedReadsTheCacheHoldsOrThatNobodyCanTellAboutRunAsThePipeline)
+{
+    Init();
+    fake_->width = 4;
+    const size_t size = 8 * kMiB + 5;
+    File f = OpenDirectFile("warm-pipeline", 9 * kMiB, 67);
+    SKIP_WITHOUT_O_DIRECT();
+    for (CacheAnswer answer : {CacheAnswer::kHalfCached, CacheAnswer::kUnsupported}) {
+        fake_->cache_answer = answer;
+        {
+            std::lock_guard<std::mutex> lock(fake_->mu);
+            fake_->copy_threads.clear();
+        }
+        Buffer b(size, kDevice);
+        ASSERT_EQ(Read(f, b, 0, size, 0), static_cast<ssize_t>(size));
+        EXPECT_EQ(hf_test_pattern_check(b.data(), size, 0, 67), -1);
+        EXPECT_EQ(fake_->copy_threads.size(), 1u) << "one thread queues the pipeline's copies";
+    }
+    EXPECT_EQ(fake_->cached_bytes_calls, 2);
+}
+
+TEST_F(FallbackDirectIo, UncachedStagedReadsWithoutODirectRunAsThePipeline)
+{
+    Init();
+    fake_->width = 4;
+    fake_->cache_answer = CacheAnswer::kNothingCached;
+    const size_t size = 8 * kMiB + 5;
+    File f = OpenPatternFile("cold-buffered", 9 * kMiB, 68);
+    Buffer b(size, kDevice);
+    ASSERT_EQ(Read(f, b, 0, size, 0), static_cast<ssize_t>(size));
+    EXPECT_EQ(hf_test_pattern_check(b.data(), size, 0, 68), -1);
+    EXPECT_EQ(fake_->cached_bytes_calls, 0) << "without O_DIRECT there is no storage path";
+    EXPECT_EQ(fake_->copy_threads.size(), 1u);
+}
+
 TEST_F(FallbackDirectIo, UnalignedHeadAndTailAreReadBuffered)
 {
     InitSplitting(16, 4, 64);

@@ -605,6 +605,27 @@ unsigned FakeParallelWidth(const hf_host_api *)
     return g_fake->width;
 }
 
+// The kernel's count of cached bytes, by cache_answer; kKernel answers "cannot say" (ENOSYS), as
+// a kernel before cachestat would, so that suites written before the question see no change.
+int64_t FakeCachedBytes(int fd, uint64_t offset, uint64_t len)
+{
+    (void)fd;
+    (void)offset;
+    g_fake->cached_bytes_calls++;
+    switch (g_fake->cache_answer.load()) {
+    case CacheAnswer::kNothingCached:
+        return 0;
+    case CacheAnswer::kHalfCached:
+    case CacheAnswer::kFirstHalfOfBlocks:
+        return static_cast<int64_t>(len / 2);
+    case CacheAnswer::kUnsupported:
+    case CacheAnswer::kKernel:
+        break;
+    }
+    errno = ENOSYS;
+    return -1;
+}
+
 hf_gpu_ops MakeGpu()
 {
     hf_gpu_ops gpu{};
@@ -635,6 +656,7 @@ hf_sys_ops MakeSys()
     sys.fdatasync = fdatasync;
     sys.ioctl = FakeIoctl;
     sys.preadv2 = FakePreadv2;
+    sys.cached_bytes = FakeCachedBytes;
     return sys;
 }
 

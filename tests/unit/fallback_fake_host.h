@@ -150,6 +150,7 @@ struct FakeState {
     std::atomic<CacheAnswer> cache_answer{CacheAnswer::kKernel};
     std::atomic<int> direct_fd{-1}; // the descriptor calls are counted against as O_DIRECT
     std::atomic<int> preadv2_calls{0};
+    std::atomic<int> cached_bytes_calls{0}; // page-cache questions (cachestat), by cache_answer
     std::atomic<int> fstat_calls{0};
     std::atomic<int> preads_direct{0};
     std::atomic<int> preads_buffered{0};

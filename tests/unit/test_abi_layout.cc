@@ -379,7 +379,7 @@ PIN_VALUE(HIPFILE_STREAM_FLAGS_MASK, 0xf);
 
 PIN_VALUE(HF_BACKEND_MAGIC, 0x48464245u);
 PIN_VALUE(HF_BACKEND_ABI_MAJOR, 1u);
-static_assert(HF_BACKEND_ABI_MINOR == 7u,
+static_assert(HF_BACKEND_ABI_MINOR == 8u,
               "the plugin ABI minor changed: update the size pins below for the new minor");
 PIN_VALUE(HF_EGPU, 4096);
 
@@ -485,14 +485,15 @@ PIN_VALUE(HF_GPU_ATTR_PAGEABLE_MEMORY_ACCESS, 3);
 PIN_VALUE(HF_GPU_ATTR_PAGEABLE_USES_HOST_PAGE_TABLES, 4);
 PIN_VALUE(HF_GPU_ATTR_HOST_NUMA_NODE, 5);
 
-PIN_SIZE(struct hf_sys_ops, 56);
+PIN_SIZE(struct hf_sys_ops, 64);
 PIN_OFFSET(struct hf_sys_ops, struct_size, 0);
 PIN_OFFSET(struct hf_sys_ops, pread, 8);
 PIN_OFFSET(struct hf_sys_ops, pwrite, 16);
 PIN_OFFSET(struct hf_sys_ops, fstat, 24);
 PIN_OFFSET(struct hf_sys_ops, fdatasync, 32);
 PIN_OFFSET(struct hf_sys_ops, ioctl, 40);
-PIN_OFFSET(struct hf_sys_ops, preadv2, 48); // minor 1
+PIN_OFFSET(struct hf_sys_ops, preadv2, 48);      // minor 1
+PIN_OFFSET(struct hf_sys_ops, cached_bytes, 56); // minor 8
 
 PIN_SIZE(struct hf_host_api, 88);
 PIN_OFFSET(struct hf_host_api, struct_size, 0);
