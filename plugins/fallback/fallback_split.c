@@ -188,13 +188,15 @@ static void io_init(struct fallback_io *io, struct fallback *fb, const struct hf
  * A staged read that O_DIRECT may serve, of a range the page cache mostly lacks, is bound by the
  * storage: it runs in lanes, each reading a chunk with blocking O_DIRECT reads and copying it,
  * rather than as the pipeline, whose copier polls for blocks and, for a disk a hundred times
- * slower than the page cache, burns a core doing it. Measured on an H100 machine from a fast
- * block device (docs/performance.rst): lanes 1.05-1.29 of 17-thread O_DIRECT at 4-64 MiB calls with
- * 0.06-0.09 CPU s/GB, the pipeline 0.78-1.02 with 0.46-0.84.
+ * slower than the page cache, burns a core doing it. Small reads, served on the caller's thread,
+ * are not asked: the question would cost them a system call. Measured on an H100 machine from a
+ * fast block device (docs/performance.rst): lanes 1.05-1.29 of 17-thread O_DIRECT at 4-64 MiB calls
+ * with 0.06-0.09 CPU s/GB, the pipeline 0.78-1.02 with 0.46-0.84.
  */
 static bool read_goes_to_storage(const struct fallback_io *io)
 {
-    return io->direct_fd >= 0 &&
+    /* A read that stays on the caller's thread has no copier to poll; it is not asked about. */
+    return io->direct_fd >= 0 && io->size > io->fb->set.inline_max &&
            hfp_mostly_uncached(io->fb->host->sys, io->fd, (uint64_t)io->offset, io->size);
 }
 
