@@ -199,6 +199,21 @@ class File:
             raise HipFileError(_INVALID, "fileno", "%s is a remote object" % self._url)
         return self._fd
 
+    def is_direct_io_supported(self):
+        """Whether this file can be read and written with ``O_DIRECT`` here (the file system
+        allows it), as ``kvikio.CuFile.is_direct_io_supported``; False for a URL. Uncached reads
+        then go to the storage without the page cache (``fallback.direct_io``)."""
+        self._check_open("is_direct_io_supported")
+        if self._url is not None:
+            return False
+        access = self._flags & os.O_ACCMODE
+        try:
+            fd = os.open("/proc/self/fd/%d" % self._fd, access | os.O_DIRECT | os.O_CLOEXEC)
+        except OSError:
+            return False
+        os.close(fd)
+        return True
+
     def open_flags(self):
         """The ``os.open`` flags the file was opened with."""
         return self._flags
