@@ -1,5 +1,6 @@
 """hipfile.File: a file opened for GPU I/O, with the calls of ``kvikio.CuFile``."""
 
+import collections.abc
 import concurrent.futures
 import ctypes
 import os
@@ -97,15 +98,48 @@ def _remote_url(file):
     return file if isinstance(file, str) and file.startswith(_REMOTE_SCHEMES) else None
 
 
+def _remote_options(options, url):
+    """The open options text for ``url``: ``options`` (a ``"key=value;..."`` string or a mapping)
+    over the defaults. Raises TypeError for anything else."""
+    if options is None:
+        given = {}
+    elif isinstance(options, str):
+        given = {}
+        for item in filter(None, (part.strip() for part in options.split(";"))):
+            key, _, value = item.partition("=")
+            given[key.strip()] = value.strip()
+    elif isinstance(options, collections.abc.Mapping):
+        given = {str(key): _option_text(value) for key, value in options.items()}
+    else:
+        raise TypeError("open %s: options must be a mapping or a \"key=value;...\" string, not "
+                        "%s" % (redact(url), type(options).__name__))
+    merged = dict(_default_remote_options)
+    merged.update(given)
+    return ";".join("%s=%s" % item for item in merged.items())
+
+
+def _option_text(value):
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
 def _check_offset(value, what, operation):
     if isinstance(value, bool) or not isinstance(value, int):
         raise HipFileError(_INVALID, operation, "%s must be an integer, got %r" % (what, value))
     return value
 
 
+#: The task size of requests that pass None (``hipfile.defaults`` "task_size"); None makes one
+#: library call, which the library cuts across its own workers.
+_default_task_size = None
+#: Open options every URL gets unless its own options name them (``hipfile.defaults`` "http_*").
+_default_remote_options = {}
+
+
 def _check_task_size(task_size, operation):
     if task_size is None:
-        return None
+        return _default_task_size
     if isinstance(task_size, bool) or not isinstance(task_size, int) or task_size < 1:
         raise HipFileError(_INVALID, operation,
                            "task_size must be a positive integer or None, got %r" % (task_size,))
@@ -140,7 +174,9 @@ class File:
     ``file`` may also be a URL, ``"http://..."``, ``"https://..."`` or ``"s3://bucket/key"``,
     opened with ``hipFileRemoteOpen``: ``flags`` ``"r"`` reads the object, ``"w"`` writes it
     whole, by one :meth:`write` at offset 0 (docs/backends/remote.rst). ``options`` are the
-    remote backend's open options (``"connections=16;region=eu-west-1"``).
+    remote backend's open options, a mapping (``{"connections": 16, "region": "eu-west-1"}``) or
+    the same as text (``"connections=16;region=eu-west-1"``); ``hipfile.defaults``' HTTP settings
+    fill the keys they leave out.
 
     Use it as a context manager, or call :meth:`close`. Raises :class:`HipFileError` when the
     file cannot be opened or registered (``OSError`` from the open itself, as ``open`` would).
@@ -180,10 +216,11 @@ class File:
             raise HipFileError(_INVALID, "open %s" % self._url,
                                "mode %r: a URL is opened with r or w" % (flags,))
         self._flags = os.O_RDONLY if mode == "r" else os.O_WRONLY
+        text = _remote_options(options, self._url)
         _driver.ensure_open()
         handle = ctypes.c_void_p()
         check(_lib.library().hipFileRemoteOpen(
-            self._url.encode(), options.encode() if options is not None else None,
+            self._url.encode(), text.encode() if text else None,
             _REMOTE_FLAGS[mode], ctypes.byref(handle)), "open %s" % self._url)
         self._handle = handle.value
 
@@ -255,7 +292,7 @@ class File:
         self._check_open(operation)
         _check_offset(file_offset, "file_offset", operation)
         _check_offset(dev_offset, "dev_offset", operation)
-        _check_task_size(task_size, operation)
+        task_size = _check_task_size(task_size, operation)
         buffer = _buffers.resolve(buf, writable, operation)
         if size is None:
             size = max(buffer.nbytes - max(dev_offset, 0), 0)

@@ -118,3 +118,102 @@ def test_is_direct_io_supported(data_file, workdir):
     f.close()
     with pytest.raises(hipfile.HipFileError, match="closed"):
         f.is_direct_io_supported()
+
+
+def test_defaults_get_set_and_set_as_a_context_manager(workdir):
+    from hipfile import defaults
+
+    assert defaults.get("num_threads") == hipfile.num_threads() == defaults.num_threads()
+    with defaults.set("num_threads", 3):
+        assert hipfile.num_threads() == 3
+    assert hipfile.num_threads() == 16
+    # Not as a context manager, the change stays.
+    defaults.set({"num_threads": 5})
+    assert defaults.num_threads() == 5
+    defaults.set("num_threads", 16)
+
+    assert defaults.compat_mode() == defaults.CompatMode.AUTO
+    for value, mode, allow, force in (("on", defaults.CompatMode.ON, True, True),
+                                      (False, defaults.CompatMode.OFF, False, False),
+                                      ("AUTO", defaults.CompatMode.AUTO, True, False)):
+        with defaults.set("compat_mode", value):
+            assert defaults.get("compat_mode") == mode
+            assert hipfile.get_parameter("properties.allow_compat_mode") is allow
+            assert hipfile.get_parameter("properties.force_compat_mode") is force
+        assert defaults.compat_mode() == defaults.CompatMode.AUTO
+
+    assert defaults.bounce_buffer_size() == hipfile.get_parameter(
+        "properties.per_buffer_cache_size_kb") * 1024
+    assert defaults.http_status_codes() == [429] + list(range(500, 600))
+    with defaults.set("http_status_codes", reversed(defaults.http_status_codes())):
+        pass  # the same set: accepted
+
+
+def test_defaults_task_size_cuts_requests_that_pass_none(workdir):
+    from hipfile import defaults
+
+    path = os.path.join(workdir, "tasks.bin")
+    payload = bytes(range(256)) * 40  # 10240 bytes
+    with open(path, "wb") as stream:
+        stream.write(payload)
+    out = bytearray(len(payload))
+    with hipfile.File(path, "r") as f:
+        before = hipfile.stats()["read_ops"]["ok"]
+        assert f.read(out) == len(payload)
+        assert hipfile.stats()["read_ops"]["ok"] - before == 1
+        with defaults.set("task_size", 4096):
+            assert defaults.task_size() == 4096
+            before = hipfile.stats()["read_ops"]["ok"]
+            assert f.pread(out).get() == len(payload)
+            assert hipfile.stats()["read_ops"]["ok"] - before == 3  # 4096 + 4096 + 2048
+            assert f.read(out, task_size=8192) == len(payload)  # given: it wins
+        assert defaults.task_size() is None
+    assert bytes(out) == payload
+
+
+def test_defaults_http_settings_become_open_options(monkeypatch):
+    from hipfile import _file, defaults
+
+    url = "http://example.invalid/object"
+    assert defaults.http_max_attempts() is None and defaults.http_timeout() is None
+    with defaults.set({"http_max_attempts": 5, "http_timeout": 2.5}):
+        assert defaults.http_max_attempts() == 5 and defaults.http_timeout() == 2.5
+        assert _file._remote_options(None, url) == "retries=4;request_timeout_ms=2500"
+        # The URL's own options win, as text or as a mapping.
+        assert _file._remote_options({"retries": 0, "tls_verify": False}, url) == \
+            "retries=0;request_timeout_ms=2500;tls_verify=false"
+        assert _file._remote_options("connections=2; retries=1", url) == \
+            "retries=1;request_timeout_ms=2500;connections=2"
+    assert _file._remote_options(None, url) == ""
+    assert defaults.http_max_attempts() is None
+
+
+def test_defaults_refuse_what_means_something_else_here(workdir):
+    from hipfile import defaults
+
+    for name in ("gds_threshold", "auto_direct_io_read", "auto_direct_io_write"):
+        with pytest.raises(ValueError, match="%r has no counterpart here" % name):
+            defaults.get(name)
+        with pytest.raises(ValueError, match="no counterpart"):
+            defaults.set(name, 0)
+    with pytest.raises(ValueError, match="no counterpart"):
+        defaults.gds_threshold()
+    with pytest.raises(ValueError, match="unknown setting 'nthreads'"):
+        defaults.set("nthreads", 4)
+    with pytest.raises(ValueError, match="compat_mode must be"):
+        defaults.set("compat_mode", "sometimes")
+    with pytest.raises(ValueError, match="task_size must be a positive integer"):
+        defaults.set("task_size", 0)
+    with pytest.raises(ValueError, match="multiple of 4096"):
+        defaults.set("bounce_buffer_size", 5000)
+    with pytest.raises(ValueError, match="http_status_codes cannot be changed"):
+        defaults.set("http_status_codes", [503])
+    with pytest.raises(TypeError, match="takes"):
+        defaults.set("num_threads")
+    # A refused value puts back the ones changed before it.
+    with pytest.raises(ValueError, match="task_size"):
+        defaults.set({"num_threads": 2, "task_size": -1})
+    assert defaults.num_threads() == 16
+    # A URL's options: a mapping or text, nothing else.
+    with pytest.raises(TypeError, match="options must be a mapping"):
+        hipfile.File("http://example.invalid/object", "r", options=["retries=1"])
