@@ -217,3 +217,47 @@ def test_defaults_refuse_what_means_something_else_here(workdir):
     # A URL's options: a mapping or text, nothing else.
     with pytest.raises(TypeError, match="options must be a mapping"):
         hipfile.File("http://example.invalid/object", "r", options=["retries=1"])
+
+
+@pytest.mark.parametrize("dtype", ["u1", "int64", "float32", "float64"])
+def test_numpy_fromfile_and_tofile_as_numpy_has_them(workdir, dtype):
+    from hipfile import numpy as hnp
+
+    path = os.path.join(workdir, "array.bin")
+    src = np.arange(100, dtype=dtype)
+    hnp.tofile(src, path)
+    assert np.array_equal(np.fromfile(path, dtype=dtype), src)
+    assert np.array_equal(hnp.fromfile(path, dtype), src)
+    hnp.tofile(src[::2], path)  # strided: written contiguous, the file replaced
+    assert np.array_equal(hnp.fromfile(path, dtype=dtype), src[::2])
+    item = np.dtype(dtype).itemsize
+    part = hnp.fromfile(path, dtype, count=10, offset=3 * item)
+    assert part.dtype == np.dtype(dtype) and np.array_equal(part, src[::2][3:13])
+    with open(path, "rb") as stream:  # a file object with a name
+        assert np.array_equal(hnp.fromfile(stream, dtype), src[::2])
+    # NumPy's own fromfile, sent here by like=.
+    got = np.fromfile(path, dtype=dtype, like=hnp.LikeWrapper(np.empty(())))
+    assert isinstance(got, np.ndarray) and np.array_equal(got, src[::2])
+    assert np.array_equal(np.arange(3, like=hnp.LikeWrapper(np.empty(()))), np.arange(3))
+
+
+def test_numpy_fromfile_and_tofile_refuse_what_they_cannot_do(workdir):
+    from hipfile import numpy as hnp
+
+    path = os.path.join(workdir, "small.bin")
+    hnp.tofile(np.arange(10, dtype=np.int32), path)
+    with pytest.raises(ValueError, match="holds 10 items of int32 after byte 0, not 11"):
+        hnp.fromfile(path, np.int32, count=11)
+    with pytest.raises(ValueError, match="reads text"):
+        hnp.fromfile(path, sep=",")
+    with pytest.raises(ValueError, match="writes text"):
+        hnp.tofile(np.arange(3), path, sep=" ")
+    with pytest.raises(ValueError, match="offset must be"):
+        hnp.fromfile(path, np.int32, offset=-4)
+    with pytest.raises(TypeError, match="file must be a path"):
+        hnp.fromfile(12, np.int32)
+    with pytest.raises(TypeError, match="like must be a NumPy or CuPy array"):
+        hnp.fromfile(path, np.int32, like=[1, 2])
+    assert hnp.fromfile(path, np.int32, offset=40).size == 0
+    hnp.tofile(np.zeros(0, dtype=np.int8), path)
+    assert os.path.getsize(path) == 0
