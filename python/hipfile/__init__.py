@@ -17,6 +17,7 @@ from ._driver import (driver, get_parameter, library_path, library_version, para
 from ._errors import CODES, HipFileError, error_string
 from ._file import File, IOFuture, num_threads, set_num_threads
 from ._memory import memory_deregister, memory_register
+from ._mmap import Mmap
 from ._page_cache import (clear_page_cache, drop_file_page_cache, drop_system_page_cache,
                           get_page_cache_info)
 from . import defaults, safetensors  # usable after a plain "import hipfile"
@@ -24,7 +25,8 @@ from . import defaults, safetensors  # usable after a plain "import hipfile"
 #: The package's version, which is the C library's version it was written for.
 __version__ = "0.1.0"
 
-__all__ = ["CODES", "File", "HipFileError", "IOFuture", "clear_page_cache", "defaults", "driver",
+__all__ = ["CODES", "File", "HipFileError", "IOFuture", "Mmap", "clear_page_cache", "defaults",
+           "driver",
            "drop_file_page_cache", "drop_system_page_cache", "error_string",
            "get_page_cache_info", "get_parameter", "library_path", "library_version",
            "memory_deregister", "memory_register", "num_threads", "parameters", "properties",

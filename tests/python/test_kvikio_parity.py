@@ -261,3 +261,66 @@ def test_numpy_fromfile_and_tofile_refuse_what_they_cannot_do(workdir):
     assert hnp.fromfile(path, np.int32, offset=40).size == 0
     hnp.tofile(np.zeros(0, dtype=np.int8), path)
     assert os.path.getsize(path) == 0
+
+
+@pytest.fixture
+def mapped_file(workdir):
+    path = os.path.join(workdir, "mapped.bin")
+    data = np.random.default_rng(4).integers(0, 256, 3 * 65536 + 777, dtype=np.uint8)
+    data.tofile(path)
+    return path, data
+
+
+def test_mmap_reads_its_region_into_host_and_device_memory(mapped_file, device_array):
+    path, data = mapped_file
+    with hipfile.Mmap(path) as m:
+        assert m.initial_map_size() == data.size and m.initial_map_offset() == 0
+        assert m.file_size() == data.size and not m.closed()
+        out = np.zeros(data.size, dtype=np.uint8)
+        assert m.read(out) == data.size and np.array_equal(out, data)
+        part = np.zeros(1000, dtype=np.uint8)
+        assert m.read(part, 1000, 70000) == 1000 and np.array_equal(part, data[70000:71000])
+        out[:] = 0
+        assert m.pread(out, task_size=4096).get() == data.size and np.array_equal(out, data)
+        dev = device_array(data.size)
+        assert m.read(dev) == data.size
+        assert dev.download() == data.tobytes()
+    assert m.closed() and m.file_size() == 0
+    with pytest.raises(RuntimeError, match="closed"):
+        m.read(out)
+    m.close()  # again: nothing
+
+
+def test_mmap_of_a_region_not_on_a_page_boundary(mapped_file):
+    path, data = mapped_file
+    with hipfile.Mmap(path, initial_map_size=5000, initial_map_offset=65536 + 123) as m:
+        out = np.zeros(5000, dtype=np.uint8)
+        # Offsets are file offsets, as in KvikIO: the default 0 lies outside this region.
+        with pytest.raises(IndexError, match="outside the mapped region"):
+            m.read(out)
+        assert m.read(out, offset=65659) == 5000 and np.array_equal(out, data[65659:70659])
+        small = np.zeros(10, dtype=np.uint8)
+        assert m.read(small, 10, 70649) == 10 and np.array_equal(small, data[70649:70659])
+        with pytest.raises(IndexError, match="outside the mapped region"):
+            m.read(small, 10, 70650)
+        with pytest.raises(IndexError, match="outside the mapped region"):
+            m.read(small, 10, 65536)
+        with pytest.raises(IndexError, match="do not fit"):
+            m.read(small, 100, 65659)
+
+
+def test_mmap_refuses_what_it_cannot_map(mapped_file, workdir):
+    path, data = mapped_file
+    with pytest.raises(ValueError, match="only \"r\" exists"):
+        hipfile.Mmap(path, "w")
+    with pytest.raises(IndexError, match="run past the end"):
+        hipfile.Mmap(path, initial_map_size=data.size + 1)
+    with pytest.raises(IndexError, match="initial_map_offset"):
+        hipfile.Mmap(path, initial_map_offset=data.size + 1)
+    with pytest.raises(FileNotFoundError):
+        hipfile.Mmap(os.path.join(workdir, "missing.bin"))
+    empty = os.path.join(workdir, "empty.bin")
+    open(empty, "wb").close()
+    with hipfile.Mmap(empty) as m:
+        assert m.initial_map_size() == 0
+        assert m.read(np.zeros(0, dtype=np.uint8)) == 0
