@@ -267,6 +267,10 @@ class _ReadAhead:
         self._orders = None  # (key order, offset order), and each name's place in each
         self._order = None  # the order a loop follows, once recognised
         self._front = 0  # the farthest place in that order asked for
+        # Places (front, horizon] have been looked at for reading ahead; window: their bytes.
+        # Each tensor enters and leaves the window once, so a loop costs O(tensors) in all.
+        self._horizon = 0
+        self._window = 0
         self._last = None
         self._given = set()
         self._pending = {}  # name -> future of its run's [(info, tensor)]
@@ -300,27 +304,46 @@ class _ReadAhead:
                 return early
             if self._order is not None and (early is not None or
                                             self._order[1][name] <= self._front + 1):
-                self._front = max(self._front, self._order[1][name])
+                self._advance(self._order[1][name])
             else:
                 self._order = self._follows(name, last)
-                self._front = self._order[1][name] if self._order is not None else 0
+                at = self._order[1][name] if self._order is not None else 0
+                self._front = self._horizon = at
+                self._window = 0
             if self._order is not None:
                 self._start(budget)
         return early
 
+    def _advance(self, at):
+        """Move the front to place ``at`` when that is farther, out of the window."""
+        order, tensors = self._order[0], self._owner._tensors
+        for passed in range(self._front + 1, min(at, self._horizon) + 1):
+            self._window -= tensors[order[passed]].nbytes
+        self._front = max(self._front, at)
+        if self._horizon < self._front:
+            self._horizon, self._window = self._front, 0
+
     def _start(self, budget):
-        order, _ = self._order
-        tensors, wanted, free = self._owner._tensors, [], budget
-        for following in order[self._front + 1:]:
+        if self._pending and budget - self._window < budget // 4:
+            return  # too little room yet for a batch worth a call
+        order, tensors = self._order[0], self._owner._tensors
+        place, window, wanted = self._horizon, self._window, []
+        while place + 1 < len(order):
+            following = order[place + 1]
             info = tensors[following]
-            if info.nbytes > free:
+            if window + info.nbytes > budget:
                 break
-            free -= info.nbytes
+            place += 1
+            window += info.nbytes
             if following not in self._pending and following not in self._given and info.nbytes:
                 wanted.append(info)
         # Tensors are read in batches of a quarter of the budget or more, so that adjacent ones
-        # make runs read by one call, not one call each as the loop frees room.
-        if not wanted or (self._pending and sum(i.nbytes for i in wanted) < budget // 4):
+        # make runs read by one call, not one call each as the loop frees room; a smaller batch
+        # waits (the window is not moved) until the loop has freed more.
+        if wanted and self._pending and sum(info.nbytes for info in wanted) < budget // 4:
+            return
+        self._horizon, self._window = place, window
+        if not wanted:
             return
         reads, source = self._reads, self._owner._open_file()
         for run in reads.runs(wanted):
