@@ -195,7 +195,6 @@ static void io_init(struct fallback_io *io, struct fallback *fb, const struct hf
  */
 static bool read_goes_to_storage(const struct fallback_io *io)
 {
-    /* A read that stays on the caller's thread has no copier to poll; it is not asked about. */
     return io->direct_fd >= 0 && io->size > io->fb->set.inline_max &&
            hfp_mostly_uncached(io->fb->host->sys, io->fd, (uint64_t)io->offset, io->size);
 }

@@ -160,12 +160,6 @@ class _Progress:
             self._bar.close()
 
 
-def _check_read(shard, info, got):
-    if got != info.nbytes:
-        raise SafetensorError("%s: tensor %r: read %d of %d bytes: the file is shorter than its "
-                              "header says" % (shard.path, info.name, got, info.nbytes))
-
-
 def load_checkpoint(path, device="cpu", framework="pt", names=None, progress=False, group=None,
                     split=None):
     """Every tensor of a checkpoint, read from all its shards at once: a dict from name to tensor.

@@ -10,9 +10,10 @@ others raise naming it, so none waits in a collective for a rank that will never
 
 import fnmatch
 
-from ._checkpoint import _check_read, _name_filter, shards_of
+from ._checkpoint import _name_filter, shards_of
 from ._safe_open import Allocator, device_of, framework_of, safe_open
 from ._st_format import SafetensorError
+from ._tensor_reads import TensorReads, finish
 from . import _file
 
 
@@ -78,19 +79,19 @@ def _plan(path, device, framework, names, split, world, rank):
 
 
 def _read_own(allocator, chosen, cuts, shared, owner, world, rank):
-    """Allocate every shared tensor and read this rank's share and parts; the dict of results."""
-    results, files, pending = {}, {}, []
+    """Read this rank's share of the shared tensors and its parts of the split ones, and allocate
+    the rest of the shared ones for the broadcasts; the dict of results."""
+    reads, files, futures = TensorReads(allocator), {}, []
     try:
         with allocator.current_device():
+            mine = {}
             for number, (shard, info) in enumerate(shared):
-                target = allocator.empty(info.name, info.dtype, info.shape)
-                results[info.name] = target
-                if owner[number] == rank and info.nbytes:
-                    if shard.path not in files:
-                        files[shard.path] = _file.File(shard.path, "r")
-                    pending.append((shard, info, files[shard.path].pread(target, info.nbytes,
-                                                                         info.offset)))
-            opened = {}
+                if owner[number] == rank:
+                    mine.setdefault(shard.path, []).append(info)
+            for path, infos in mine.items():
+                source = files[path] = _file.File(path, "r")
+                futures.extend(reads.submit(source, path, run) for run in reads.runs(infos))
+            parts, opened = {}, {}
             for shard, info in chosen:
                 if info.name not in cuts:
                     continue
@@ -99,18 +100,19 @@ def _read_own(allocator, chosen, cuts, shared, owner, world, rank):
                 index = (slice(None),) * dim + (slice(start, stop),)
                 if shard.path not in opened:
                     opened[shard.path] = safe_open(shard.path, "pt", str(allocator.device))
-                results[info.name] = opened[shard.path].get_slice(info.name)[index]
+                parts[info.name] = opened[shard.path].get_slice(info.name)[index]
             for reader in opened.values():
                 reader.close()
-            for shard, info, future in pending:
-                _check_read(shard, info, future.get())
+            landed = {info.name: tensor for future in futures for info, tensor in future.result()}
+            results = {}
+            for _, info in shared:
+                results[info.name] = landed.get(info.name)
+                if results[info.name] is None:
+                    results[info.name] = allocator.empty(info.name, info.dtype, info.shape)
+            results.update(parts)
         return results
     finally:
-        for _, _, future in pending:
-            try:
-                future.get()
-            except Exception:
-                pass
+        finish(futures)
         for source in files.values():
             source.close()
 

@@ -16,7 +16,7 @@ import threading
 
 from . import _file
 from ._st_format import DTYPE_SIZES, SafetensorError, read_header, _ARRAY_DTYPES, _TORCH_DTYPES
-from ._tensor_reads import TensorReads
+from ._tensor_reads import TensorReads, short_read
 
 _FRAMEWORKS = {"pt": "pt", "torch": "pt", "pytorch": "pt", "np": "np", "numpy": "np",
                "cupy": "cupy"}
@@ -459,13 +459,9 @@ class safe_open:
     def _read_into(self, target, info, offset, nbytes):
         if nbytes == 0:
             return
-        self._check(info, self._open_file().read(target, nbytes, offset), offset, nbytes)
-
-    def _check(self, info, got, offset, nbytes):
+        got = self._open_file().read(target, nbytes, offset)
         if got != nbytes:
-            raise SafetensorError("%s: tensor %r: read %d of %d bytes at offset %d: the file is "
-                                  "shorter than its header says"
-                                  % (self._path, info.name, got, nbytes, offset))
+            raise short_read(self._path, info.name, got, nbytes, offset)
 
     def _read_selection(self, info, index):
         self._open_file()

@@ -38,10 +38,10 @@ def _staging_slots():
         return slots
 
 
-def _short(path, info, got):
+def short_read(path, name, got, nbytes, offset):
+    """The error for a read of ``nbytes`` at ``offset`` for tensor ``name`` that got ``got``."""
     return SafetensorError("%s: tensor %r: read %d of %d bytes at offset %d: the file is shorter "
-                           "than its header says"
-                           % (path, info.name, max(got, 0), info.nbytes, info.offset))
+                           "than its header says" % (path, name, max(got, 0), nbytes, offset))
 
 
 def runs_of(infos, staged):
@@ -89,7 +89,7 @@ class TensorReads:
         if info.nbytes:
             got = source.read(target, info.nbytes, info.offset)
             if got != info.nbytes:
-                raise _short(path, info, got)
+                raise short_read(path, info.name, got, info.nbytes, info.offset)
         return [(info, target)]
 
     def _staged(self, source, path, run):
@@ -99,10 +99,12 @@ class TensorReads:
         with _staging_slots():
             staging = allocator.staging(nbytes)
             got = source.read(staging, nbytes, start)
+            if got != nbytes:
+                info = next(i for i in run if i.offset + i.nbytes > start + got)
+                raise short_read(path, info.name, start + got - info.offset, info.nbytes,
+                                 info.offset)
             done = []
             for info in run:
-                if info.offset + info.nbytes > start + got:
-                    raise _short(path, info, start + got - info.offset)
                 target = allocator.empty(info.name, info.dtype, info.shape)
                 allocator.copy_bytes(target, staging, info.offset - start, info.nbytes)
                 done.append((info, target))

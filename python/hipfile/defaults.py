@@ -16,7 +16,7 @@ Each name maps onto a setting of this package or of the library:
   a multiple of 4 KiB; read when the driver opens).
 - ``http_max_attempts`` and ``http_timeout`` (seconds): the open options ``retries``
   (attempts - 1) and ``request_timeout_ms`` of URLs opened afterwards, unless their own options
-  name them. ``http_status_codes``: the answers retried, 429 and every 5xx; they cannot be
+  name them; None (the default) leaves the remote backend's own settings. ``http_status_codes``: the answers retried, 429 and every 5xx; they cannot be
   changed.
 
 ``gds_threshold``, ``auto_direct_io_read`` and ``auto_direct_io_write`` have no counterpart that
@@ -109,6 +109,9 @@ def _http_max_attempts():
 
 
 def _set_http_max_attempts(value):
+    if value is None:  # the remote backend's own setting again
+        _file._default_remote_options.pop("retries", None)
+        return
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ValueError("hipfile.defaults: http_max_attempts must be an integer 1 or more, "
                          "got %r" % (value,))
@@ -121,6 +124,9 @@ def _http_timeout():
 
 
 def _set_http_timeout(value):
+    if value is None:  # the remote backend's own setting again
+        _file._default_remote_options.pop("request_timeout_ms", None)
+        return
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
         raise ValueError("hipfile.defaults: http_timeout must be a positive number of seconds, "
                          "got %r" % (value,))
@@ -173,11 +179,7 @@ class _Restore:
 
     def __exit__(self, *exc):
         for name, value in reversed(self._old):
-            if name in ("http_max_attempts", "http_timeout") and value is None:
-                key = "retries" if name == "http_max_attempts" else "request_timeout_ms"
-                _file._default_remote_options.pop(key, None)
-            else:
-                _SETTERS[name](value)
+            _SETTERS[name](value)
 
 
 def set(*config):  # noqa: A001 (KvikIO's name)
