@@ -14,11 +14,11 @@
 
 #include "api/driver.h"
 #include "api/io.h"
+#include "api/io_group.h"
 #include "api/registry.h"
 #include "base/error.h"
 #include "base/log.h"
 #include "config/config.h"
-#include "host/backend_call.h"
 #include "services/executor.h"
 #include "services/stats.h"
 
@@ -264,74 +264,31 @@ static void entry_finish_locked(struct batch *b, unsigned slot, hipFileStatus_t 
     pthread_cond_broadcast(&b->changed);
 }
 
-/* Most entries one task runs at once: enough for a backend to overlap them, few enough that a
- * batch still spreads across every worker. */
-#define GROUP_MAX 8
-
 /* A public result as a batch event carries it: bytes, or a negative errno or hipFileOpError_t. */
 static ssize_t entry_result(ssize_t r)
 {
     return r == -1 ? -errno : r;
 }
 
-/*
- * Run @p n entries. Those whose first choice is the same backend go to it together through
- * submit_many, so it can overlap one entry's file I/O with another's GPU copy; an entry that comes
- * back with an errno the backend says another may retry goes on down its selector chain, as
- * hipFileRead/Write would.
- */
+/* Run @p n (at most HF_IO_GROUP_MAX) entries together (hf_io_serve_group). */
 static void entries_run(const struct entry *runs, unsigned n, ssize_t *results)
 {
-    struct hf_io_call calls[GROUP_MAX];
-    struct hf_chain chains[GROUP_MAX];
-    struct hf_backend *first[GROUP_MAX];
-    bool open[GROUP_MAX];
+    struct hf_io_call calls[HF_IO_GROUP_MAX];
+    bool open[HF_IO_GROUP_MAX];
     for (unsigned i = 0; i < n; i++) {
         const struct entry *e = &runs[i];
         open[i] = hf_io_prepare(&calls[i], e->op, e->fh, e->file, e->base, e->size, e->file_offset,
                                 e->buf_offset, "hipFileBatchIO entry");
         results[i] = open[i] ? 0 : entry_result(calls[i].rec.result);
-        first[i] = open[i] && n > 1 ? hf_io_chain(&calls[i], &chains[i]) : NULL;
     }
-    for (unsigned i = 0; i < n; i++) {
-        if (!open[i])
-            continue;
-        struct hf_backend *b = first[i];
-        const struct hf_io_request *reqs[GROUP_MAX];
-        unsigned members[GROUP_MAX];
-        unsigned count = 0;
-        for (unsigned j = i; b != NULL && j < n; j++) {
-            if (open[j] && first[j] == b) {
-                members[count] = j;
-                reqs[count++] = &calls[j].req;
-            }
-        }
-        if (count < 2) {
-            /* A lone entry was ranked only when it shared its task with others. */
-            results[i] = entry_result(n > 1 ? hf_io_serve(&calls[i], &chains[i], 0)
-                                            : hf_io_submit(&calls[i]));
-            open[i] = false;
-            continue;
-        }
-        ssize_t rcs[GROUP_MAX];
-        hf_call_submit_many(b, reqs, count, rcs);
-        for (unsigned m = 0; m < count; m++) {
-            unsigned j = members[m];
-            ssize_t rc = rcs[m];
-            if (hf_selector_next(&chains[j], 0, &calls[j].req, &rc))
-                results[j] = entry_result(hf_io_serve(&calls[j], &chains[j], 1));
-            else
-                results[j] = entry_result(hf_io_finish(&calls[j], rc, b));
-            open[j] = false;
-        }
-    }
+    hf_io_serve_group(calls, open, n, results);
 }
 
 /*
  * One executor task per submitted entry. A task runs the oldest pending entries rather than fixed
  * ones, so Cancel can take entries out of the queue without finding their tasks; a task that finds
  * the queue empty (its entries were canceled or taken by another task) just ends. While many are
- * pending a task takes up to GROUP_MAX of them, as many as keep every worker busy.
+ * pending a task takes up to HF_IO_GROUP_MAX of them, as many as keep every worker busy.
  */
 static void entry_task(void *arg, unsigned index)
 {
@@ -340,9 +297,9 @@ static void entry_task(void *arg, unsigned index)
     unsigned width = hf_executor_width();
     pthread_mutex_lock(&b->lock);
     unsigned want = (b->in_flight - b->running) / (width > 0 ? width : 1);
-    want = want < 1 ? 1 : want > GROUP_MAX ? GROUP_MAX : want;
-    unsigned slots[GROUP_MAX];
-    struct entry runs[GROUP_MAX];
+    want = want < 1 ? 1 : want > HF_IO_GROUP_MAX ? HF_IO_GROUP_MAX : want;
+    unsigned slots[HF_IO_GROUP_MAX];
+    struct entry runs[HF_IO_GROUP_MAX];
     unsigned n = 0;
     while (n < want && b->pending_head != NO_SLOT) {
         unsigned slot = b->pending_head;
@@ -357,7 +314,7 @@ static void entry_task(void *arg, unsigned index)
     }
     if (n > 0) {
         pthread_mutex_unlock(&b->lock);
-        ssize_t results[GROUP_MAX];
+        ssize_t results[HF_IO_GROUP_MAX];
         entries_run(runs, n, results);
         /* Dropped before the events are visible, so the caller may deregister at once. */
         for (unsigned i = 0; i < n; i++)

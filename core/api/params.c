@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <hipfile.h>
+#include <hipfile/params.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -199,4 +200,28 @@ HIPFILE_API hipFileError_t hipFileDriverSetMaxCacheSize(size_t max_cache_size)
 HIPFILE_API hipFileError_t hipFileDriverSetMaxPinnedMemSize(size_t max_pinned_size)
 {
     return driver_set_kib(HF_SETTING_MAX_DEVICE_PINNED_MEM_SIZE_KB, max_pinned_size, __func__);
+}
+
+HIPFILE_API hipFileError_t hipFileGetParameterSizeTRange(hipFileSizeTConfigParameter_t param,
+                                                         size_t *min_value, size_t *max_value)
+{
+    hipFileError_t status;
+    const struct hf_setting *s =
+        param_row(HF_PARAM_SIZE_T, (int)param, __func__, min_value, "min_value", false, &status);
+    if (s == NULL)
+        return status;
+    if (max_value == NULL) {
+        hf_error("%s: max_value is NULL", __func__);
+        return hf_status(hipFileInvalidValue);
+    }
+    int64_t lo = s->decl.min < 0 ? 0 : s->decl.min;
+    int64_t hi = s->decl.max;
+    int64_t step = s->decl.multiple;
+    if (step > 1) {
+        lo = (lo + step - 1) / step * step;
+        hi = hi / step * step;
+    }
+    *min_value = (size_t)lo;
+    *max_value = (size_t)hi;
+    return status;
 }

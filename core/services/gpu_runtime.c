@@ -6,6 +6,7 @@
 #include "services/gpu_runtime.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdatomic.h>
@@ -270,6 +271,18 @@ static int pci_numa_node(int domain, int bus, int slot)
     return (int)node;
 }
 
+/* @p device's PCI address as the runtime gives it: domain, bus and device (slot) numbers. */
+static int gpu_pci_address(int device, int *domain_p, int *bus_p, int *slot_p)
+{
+    const struct hf_gpu_runtime *rt = &bound_runtime;
+    int err = rt->device_get_attribute(domain_p, HIP_ATTRIBUTE_PCI_DOMAIN_ID, device);
+    if (err == HIP_SUCCESS)
+        err = rt->device_get_attribute(bus_p, HIP_ATTRIBUTE_PCI_BUS_ID, device);
+    if (err == HIP_SUCCESS)
+        err = rt->device_get_attribute(slot_p, HIP_ATTRIBUTE_PCI_DEVICE_ID, device);
+    return err;
+}
+
 /*
  * The runtime's own answer first (hipDeviceAttributeHostNumaId); runtimes that predate it give the
  * device's PCI address instead, and sysfs knows the node of every PCI device. The host provider's
@@ -290,15 +303,48 @@ static int gpu_host_numa_node(int device, int *node_p)
     if (rt->host_emulated)
         return err;
     int domain = 0, bus = 0, slot = 0;
-    err = rt->device_get_attribute(&domain, HIP_ATTRIBUTE_PCI_DOMAIN_ID, device);
-    if (err == HIP_SUCCESS)
-        err = rt->device_get_attribute(&bus, HIP_ATTRIBUTE_PCI_BUS_ID, device);
-    if (err == HIP_SUCCESS)
-        err = rt->device_get_attribute(&slot, HIP_ATTRIBUTE_PCI_DEVICE_ID, device);
+    err = gpu_pci_address(device, &domain, &bus, &slot);
     if (err != HIP_SUCCESS)
         return err;
     *node_p = pci_numa_node(domain, bus, slot);
     return HIP_SUCCESS;
+}
+
+/* Largest memory BAR of PCI function DDDD:BB:DD.0 in bytes, or 0 when sysfs has no answer. */
+static uint64_t pci_largest_memory_bar(int domain, int bus, int slot)
+{
+    char path[96];
+    snprintf(path, sizeof(path), "/sys/bus/pci/devices/%04x:%02x:%02x.0/resource",
+             (unsigned)domain & 0xffffu, (unsigned)bus & 0xffu, (unsigned)slot & 0x1fu);
+    FILE *f = fopen(path, "re");
+    if (f == NULL)
+        return 0;
+    /* IORESOURCE_MEM in the flags column (include/linux/ioport.h). */
+    const unsigned long long resource_mem = 0x200;
+    uint64_t largest = 0;
+    unsigned long long start, end, flags;
+    /* Lines 0-5 are the BARs; the expansion ROM and bridge windows follow. */
+    for (int line = 0; line < 6 && fscanf(f, "%llx %llx %llx", &start, &end, &flags) == 3; line++) {
+        if ((flags & resource_mem) != 0 && end > start && end - start + 1 > largest)
+            largest = end - start + 1;
+    }
+    fclose(f);
+    return largest;
+}
+
+int hf_gpu_bar_size_kb(int device, uint64_t *kb_p)
+{
+    const struct hf_gpu_runtime *rt = &bound_runtime;
+    if (hf_gpu() == NULL || rt->host_emulated || rt->device_get_attribute == NULL)
+        return -ENODEV;
+    int domain = 0, bus = 0, slot = 0;
+    if (gpu_pci_address(device, &domain, &bus, &slot) != HIP_SUCCESS)
+        return -EIO;
+    uint64_t bytes = pci_largest_memory_bar(domain, bus, slot);
+    if (bytes == 0)
+        return -ENOENT;
+    *kb_p = bytes / 1024;
+    return 0;
 }
 
 static int gpu_device_attribute(int device, int attr, int *value_p)

@@ -105,6 +105,14 @@ void hf_gpu_runtime_forget(void);
 const char *hf_gpu_runtime_error_name(const struct hf_gpu_runtime *rt, int err);
 /** The bound runtime; NULL before a successful hf_gpu_bind. */
 const struct hf_gpu_ops *hf_gpu(void);
+/**
+ * Size in KiB of @p device's largest memory BAR, the aperture through which peers reach its
+ * memory (NVIDIA's BAR1, AMD's BAR0), from the PCI function's sysfs resource file. Returns 0,
+ * -ENODEV when no runtime is bound or its devices are host-emulated (no PCI function),
+ * -EIO when the runtime cannot say the device's PCI address, or -ENOENT when sysfs does not
+ * list the function (a container without /sys).
+ */
+int hf_gpu_bar_size_kb(int device, uint64_t *kb_p);
 /** Everything resolved from the bound runtime; NULL before a successful hf_gpu_bind. */
 const struct hf_gpu_runtime *hf_gpu_runtime(void);
 

@@ -6,7 +6,10 @@
  */
 #include "services/stats.h"
 
+#include <hipfile/stats.h>
+
 #include <stdatomic.h>
+#include <stddef.h>
 #include <string.h>
 #include <time.h>
 
@@ -366,6 +369,34 @@ void hf_stats_snapshot(hipFileStatsLevel3_t *stats)
     stats->num_gpus = (uint32_t)devices;
     for (int i = 0; i < HIPFILE_MAX_GPUS; i++)
         fill_gpu(&stats->per_gpu_stats[i], &S.gpu[i], elapsed);
+}
+
+/* Every member of S is one 64-bit atomic, so S is an array of them as far as zeroing goes. */
+_Static_assert(sizeof(S) % sizeof(counter_t) == 0 && sizeof(counter_t) == sizeof(uint64_t) &&
+                   sizeof(atomic_int_fast64_t) == sizeof(counter_t),
+               "the counters are 64-bit atomics only");
+
+/* Whether @p c is the registered_bytes gauge of some GPU, which describes now, not the past. */
+static bool is_gauge(const counter_t *c)
+{
+    const char *p = (const char *)c;
+    const char *gpus = (const char *)&S.gpu[0];
+    if (p < gpus || p >= (const char *)&S.gpu[HIPFILE_MAX_GPUS])
+        return false;
+    return (size_t)(p - gpus) % sizeof(struct gpu_counts) ==
+           offsetof(struct gpu_counts, registered_bytes);
+}
+
+HIPFILE_API hipFileError_t hipFileStatsReset(void)
+{
+    counter_t *c = (counter_t *)(void *)&S;
+    for (size_t i = 0; i < sizeof(S) / sizeof(counter_t); i++)
+        if (!is_gauge(&c[i]))
+            atomic_store_explicit(&c[i], 0, memory_order_relaxed);
+    if (hf_setting_int(HF_SETTING_PROFILE_STATS) >= 1)
+        atomic_store_explicit(&S.start_ns, hf_stats_now_ns(), memory_order_relaxed);
+    hf_debug("statistics reset");
+    return hf_status(hipFileSuccess);
 }
 
 bool hf_stats_started(void)

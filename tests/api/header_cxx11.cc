@@ -2,6 +2,11 @@
 // must compile there, every function must keep its exact type and C linkage, and the structs must
 // stay plain C data. HF_HEADER_PROBE names the run-time probe each build exports to api_header.
 #include <hipfile.h>
+#include <hipfile/device.h> // the extension headers stand on their own too
+#include <hipfile/params.h>
+#include <hipfile/remote.h>
+#include <hipfile/stats.h>
+#include <hipfile/vector.h>
 #include <hipfile.h> // a second inclusion must be harmless
 
 #include <cstring>
