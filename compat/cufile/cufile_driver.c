@@ -8,9 +8,9 @@
 #include <limits.h>
 #include <string.h>
 
-/* The cuFile API level this library implements (cuFile 1.15, CUDA 13.0), in cuFile's encoding:
+/* The cuFile API level this library implements (cuFile 1.19), in cuFile's encoding:
  * programs such as KvikIO compare it against 1060 (batch) and 1080 (streams). */
-#define HF_CUFILE_API_VERSION 1150
+#define HF_CUFILE_API_VERSION 1190
 
 HF_CUFILE_API CUfileError_t cuFileDriverOpen(void)
 {
@@ -93,5 +93,55 @@ HF_CUFILE_API CUfileError_t cuFileGetVersion(int *version)
     if (version == NULL)
         return hf_cufile_reject(CU_FILE_INVALID_VALUE, __func__, "version is NULL");
     *version = HF_CUFILE_API_VERSION;
+    return hf_cufile_error(CU_FILE_SUCCESS);
+}
+
+/* The one peer-to-peer mechanism cuFile lets a program choose on this architecture. */
+#if defined(__aarch64__)
+#define P2P_CHOOSABLE CU_FILE_P2P_FLAG_C2C
+#else
+#define P2P_CHOOSABLE CU_FILE_P2P_FLAG_PCI_P2PDMA
+#endif
+
+/* A storage kind cuFile knows (10 is a hole in its numbering). */
+static bool p2p_target_known(CUfileDriverStatusFlags_t status_flag)
+{
+    return (int)status_flag >= 0 && status_flag < CU_FILE_MAX_TARGET_TYPES &&
+           (int)status_flag != 10;
+}
+
+/*
+ * Choosing a mechanism is checked as cuFile checks it, and then asks for what no backend here has:
+ * hipfile reaches GPU memory through host staging or through storage DMA of its own, never
+ * through PCI P2PDMA or C2C. cuFile says a chosen mechanism is used "if the system supports it";
+ * here it never is, and cuFileDriverGetP2PFlags says so by reporting none in use.
+ */
+HF_CUFILE_API CUfileError_t cuFileDriverSetP2PFlags(CUfileDriverStatusFlags_t status_flag,
+                                                    CUfileP2PFlags_t p2p_flags)
+{
+    if (hipFileUseCount() == 0)
+        return hf_cufile_reject(CU_FILE_DRIVER_NOT_INITIALIZED, __func__, "the driver is not open");
+    if (!p2p_target_known(status_flag))
+        return hf_cufile_reject(CU_FILE_INVALID_VALUE, __func__, "unknown storage kind %d",
+                                (int)status_flag);
+    if (((unsigned)p2p_flags & ~(unsigned)P2P_CHOOSABLE) != 0)
+        return hf_cufile_reject(CU_FILE_PLATFORM_NOT_SUPPORTED, __func__,
+                                "flags 0x%x: only 0x%x can be chosen on this architecture "
+                                "(NVFS and DMABUF are the driver's own)",
+                                (unsigned)p2p_flags, (unsigned)P2P_CHOOSABLE);
+    return hf_cufile_error(CU_FILE_SUCCESS);
+}
+
+HF_CUFILE_API CUfileError_t cuFileDriverGetP2PFlags(CUfileDriverStatusFlags_t status_flag,
+                                                    CUfileP2PFlags_t *p2p_flags)
+{
+    if (hipFileUseCount() == 0)
+        return hf_cufile_reject(CU_FILE_DRIVER_NOT_INITIALIZED, __func__, "the driver is not open");
+    if (p2p_flags == NULL)
+        return hf_cufile_reject(CU_FILE_INVALID_VALUE, __func__, "p2p_flags is NULL");
+    if (!p2p_target_known(status_flag))
+        return hf_cufile_reject(CU_FILE_INVALID_VALUE, __func__, "unknown storage kind %d",
+                                (int)status_flag);
+    *p2p_flags = (CUfileP2PFlags_t)0;
     return hf_cufile_error(CU_FILE_SUCCESS);
 }

@@ -5,9 +5,15 @@
  */
 #include "cufile_compat.h"
 
+#include <hipfile/vector.h>
+
 #include <stddef.h>
 
 _Static_assert(sizeof(off_t) == sizeof(hoff_t), "cuFile offsets are hipfile offsets");
+_Static_assert(sizeof(CUfileIOVec_t) == sizeof(hipFileIOVec_t) &&
+                   offsetof(CUfileIOVec_t, base) == offsetof(hipFileIOVec_t, base) &&
+                   offsetof(CUfileIOVec_t, len) == offsetof(hipFileIOVec_t, len),
+               "a cuFile vector entry is a hipfile one");
 _Static_assert((int)CU_FILE_HANDLE_TYPE_OPAQUE_FD == (int)hipFileHandleTypeOpaqueFD &&
                    (int)CU_FILE_HANDLE_TYPE_OPAQUE_WIN32 == (int)hipFileHandleTypeOpaqueWin32 &&
                    (int)CU_FILE_HANDLE_TYPE_USERSPACE_FS == (int)hipFileHandleTypeUserspaceFS,
@@ -116,4 +122,18 @@ HF_CUFILE_API CUfileError_t cuFileStreamRegister(CUstream stream, unsigned flags
 HF_CUFILE_API CUfileError_t cuFileStreamDeregister(CUstream stream)
 {
     return hf_cufile_status(hipFileStreamDeregister((hipStream_t)stream));
+}
+
+HF_CUFILE_API ssize_t cuFileReadv(CUfileHandle_t fh, const CUfileIOVec_t *iov, size_t iovcnt,
+                                  off_t file_offset, unsigned flags)
+{
+    return hf_cufile_io_result(
+        hipFileReadv(fh, (const hipFileIOVec_t *)(const void *)iov, iovcnt, file_offset, flags));
+}
+
+HF_CUFILE_API ssize_t cuFileWritev(CUfileHandle_t fh, const CUfileIOVec_t *iov, size_t iovcnt,
+                                   off_t file_offset, unsigned flags)
+{
+    return hf_cufile_io_result(
+        hipFileWritev(fh, (const hipFileIOVec_t *)(const void *)iov, iovcnt, file_offset, flags));
 }

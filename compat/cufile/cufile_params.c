@@ -1,9 +1,14 @@
 /*
  * cuFile's settings calls. The three parameter enums list hipfile's settings in the same order, so
- * a cuFile parameter is hipfile's of the same value. The range query and the POSIX pool's slab
- * arrays have no hipfile counterpart: hipfile's fallback stages through one pool of equal buffers.
+ * a cuFile parameter is hipfile's of the same value. The POSIX pool's slab array is hipfile's
+ * staging pool, which has one slab: buffers of per_buffer_cache_size_kb, as many as
+ * max_device_cache_size_kb holds.
  */
 #include "cufile_compat.h"
+
+#include <hipfile/params.h>
+#include <stdbool.h>
+#include <stdint.h>
 
 _Static_assert((int)CUFILE_PARAM_PROPERTIES_BATCH_IO_TIMEOUT_MS ==
                        (int)hipFileParamPropertiesBatchIOTimeoutMs &&
@@ -57,30 +62,73 @@ HF_CUFILE_API CUfileError_t cuFileSetParameterString(CUFileStringConfigParameter
 HF_CUFILE_API CUfileError_t cuFileGetParameterMinMaxValue(CUFileSizeTConfigParameter_t param,
                                                           size_t *min_value, size_t *max_value)
 {
-    (void)param;
-    (void)min_value;
-    (void)max_value;
-    HF_CUFILE_NOT_SUPPORTED("hipfile's settings API has no range query; docs/configuration "
-                            "lists every range");
+    return hf_cufile_status(
+        hipFileGetParameterSizeTRange((hipFileSizeTConfigParameter_t)param, min_value, max_value));
+}
+
+/* Slabs in hipfile's staging pool: one size of buffer. */
+#define SLABS 1
+
+/* The checks both slab-array calls make of their arrays; false with *status_p when one fails. */
+static bool slab_arrays_usable(const void *size_values, const void *count_values, int len,
+                               const char *function, CUfileError_t *status_p)
+{
+    if (size_values == NULL || count_values == NULL) {
+        *status_p = hf_cufile_reject(CU_FILE_INVALID_VALUE, function, "%s is NULL",
+                                     size_values == NULL ? "size_values" : "count_values");
+        return false;
+    }
+    if (len != SLABS) {
+        *status_p = hf_cufile_reject(CU_FILE_INVALID_VALUE, function,
+                                     "len %d: hipfile's staging pool has one slab size, so len "
+                                     "must be 1 (docs/cufile.rst)",
+                                     len);
+        return false;
+    }
+    return true;
 }
 
 HF_CUFILE_API CUfileError_t cuFileSetParameterPosixPoolSlabArray(const size_t *size_values,
                                                                  const size_t *count_values,
                                                                  int len)
 {
-    (void)size_values;
-    (void)count_values;
-    (void)len;
-    HF_CUFILE_NOT_SUPPORTED("the fallback's staging pool has one buffer size, set with "
-                            "CUFILE_PARAM_PROPERTIES_PER_BUFFER_CACHE_SIZE_KB");
+    CUfileError_t status;
+    if (!slab_arrays_usable(size_values, count_values, len, __func__, &status))
+        return status;
+    size_t size_kb = size_values[0];
+    size_t count = count_values[0];
+    if (count == 0 || size_kb > SIZE_MAX / count)
+        return hf_cufile_reject(CU_FILE_INVALID_VALUE, __func__,
+                                "%zu buffers of %zu KiB: the count must be 1 or more and the "
+                                "product must fit",
+                                count, size_kb);
+    size_t old_size_kb = 0;
+    hipFileError_t set =
+        hipFileGetParameterSizeT(hipFileParamPropertiesPerBufferCacheSizeKB, &old_size_kb);
+    if (set.err == hipFileSuccess)
+        set = hipFileSetParameterSizeT(hipFileParamPropertiesPerBufferCacheSizeKB, size_kb);
+    if (set.err != hipFileSuccess)
+        return hf_cufile_status(set);
+    set = hipFileSetParameterSizeT(hipFileParamPropertiesMaxDeviceCacheSizeKB, size_kb * count);
+    if (set.err != hipFileSuccess) /* all or nothing */
+        (void)hipFileSetParameterSizeT(hipFileParamPropertiesPerBufferCacheSizeKB, old_size_kb);
+    return hf_cufile_status(set);
 }
 
 HF_CUFILE_API CUfileError_t cuFileGetParameterPosixPoolSlabArray(size_t *size_values,
                                                                  size_t *count_values, int len)
 {
-    (void)size_values;
-    (void)count_values;
-    (void)len;
-    HF_CUFILE_NOT_SUPPORTED("the fallback's staging pool has one buffer size, read with "
-                            "CUFILE_PARAM_PROPERTIES_PER_BUFFER_CACHE_SIZE_KB");
+    CUfileError_t status;
+    if (!slab_arrays_usable(size_values, count_values, len, __func__, &status))
+        return status;
+    size_t size_kb = 0, cache_kb = 0;
+    hipFileError_t got =
+        hipFileGetParameterSizeT(hipFileParamPropertiesPerBufferCacheSizeKB, &size_kb);
+    if (got.err == hipFileSuccess)
+        got = hipFileGetParameterSizeT(hipFileParamPropertiesMaxDeviceCacheSizeKB, &cache_kb);
+    if (got.err != hipFileSuccess)
+        return hf_cufile_status(got);
+    size_values[0] = size_kb;
+    count_values[0] = size_kb > 0 ? cache_kb / size_kb : 0;
+    return hf_cufile_status(got);
 }

@@ -1,11 +1,14 @@
 /*
  * cuFile's statistics calls. The level is hipfile's profile.stats setting. Stop freezes a snapshot
  * and turns counting off, so the figures a program reads after Stop are the ones it stopped at;
- * Start turns counting back on at the level in force before (level 1 if there was none). hipfile's
- * counters cannot be zeroed from outside the core, so Reset is not supported. The statistics
- * structs have hipfile's layouts (pinned below) and are copied whole.
+ * Start turns counting back on at the level in force before (level 1 if there was none). Reset
+ * zeroes hipfile's counters and, while stopped, the frozen snapshot too. The statistics structs
+ * have hipfile's layouts (pinned below) and are copied whole.
  */
 #include "cufile_compat.h"
+
+#include <hipfile/device.h>
+#include <hipfile/stats.h>
 
 #include <pthread.h>
 #include <stddef.h>
@@ -130,7 +133,15 @@ HF_CUFILE_API CUfileError_t cuFileStatsStop(void)
 
 HF_CUFILE_API CUfileError_t cuFileStatsReset(void)
 {
-    HF_CUFILE_NOT_SUPPORTED("hipfile's counters are cumulative for the life of the process");
+    if (hipFileUseCount() == 0)
+        return hf_cufile_reject(CU_FILE_DRIVER_NOT_INITIALIZED, __func__, "the driver is not open");
+    pthread_mutex_lock(&stats_lock);
+    hipFileError_t status = hipFileStatsReset();
+    /* What a stopped program reads next is the reset, not what it stopped at. */
+    if (stopped)
+        memset(&frozen, 0, sizeof(frozen));
+    pthread_mutex_unlock(&stats_lock);
+    return hf_cufile_status(status);
 }
 
 /* The frozen snapshot while stopped, else hipfile's live counters. */
@@ -181,8 +192,5 @@ HF_CUFILE_API CUfileError_t cuFileGetStatsL3(CUfileStatsLevel3_t *stats)
 
 HF_CUFILE_API CUfileError_t cuFileGetBARSizeInKB(int gpuIndex, size_t *barSize)
 {
-    (void)gpuIndex;
-    (void)barSize;
-    HF_CUFILE_NOT_SUPPORTED("hipfile moves data through host staging or storage DMA and never maps "
-                            "GPU memory through the BAR");
+    return hf_cufile_status(hipFileGetBARSizeInKB(gpuIndex, barSize));
 }

@@ -1,10 +1,11 @@
 /*
  * The cuFile compatibility library through its own header, on the host runtime: every function
- * answers with cuFile's types and codes, errors keep their meaning, and the functions hipfile has
- * no counterpart for say CU_FILE_PLATFORM_NOT_SUPPORTED without touching their outputs.
+ * answers with cuFile's types and codes, errors keep their meaning, and every function of cuFile
+ * 1.19 does what cuFile documents, or refuses what has no counterpart here with cuFile's code.
  */
 #include <gtest/gtest.h>
 #include <algorithm>
+#include <cerrno>
 #include <climits>
 #include <cstring>
 #include <mutex>
@@ -86,7 +87,7 @@ TEST_F(CuFileTest, EveryCuFileFunctionIsExportedAndNothingElse)
         EXPECT_NE(dlsym(lib, name.c_str()), nullptr) << name;
         count++;
     }
-    EXPECT_EQ(count, 43);
+    EXPECT_EQ(count, 47);
     EXPECT_EQ(dlsym(lib, "hf_cufile_status"), nullptr) << "internal helpers stay hidden";
     EXPECT_EQ(dlsym(lib, "cufileop_status_error"), nullptr) << "an inline of the header";
     dlclose(lib);
@@ -113,11 +114,11 @@ TEST_F(CuFileTest, DriverCountsOpensAndBothCloseNamesClose)
     ExpectStatus(cuFileDriverClose(), CU_FILE_DRIVER_NOT_INITIALIZED);
 }
 
-TEST_F(CuFileTest, VersionIsCuFile115)
+TEST_F(CuFileTest, VersionIsCuFile119)
 {
     int version = 0;
     ExpectStatus(cuFileGetVersion(&version), CU_FILE_SUCCESS);
-    EXPECT_EQ(version, 1150);
+    EXPECT_EQ(version, 1190);
     ExpectStatus(cuFileGetVersion(nullptr), CU_FILE_INVALID_VALUE);
 }
 
@@ -260,20 +261,200 @@ TEST_F(CuFileTest, StringParametersAndPciP2pdmaAreRefusedWhileTheDriverIsOpen)
     ExpectStatus(cuFileSetParameterString(CUFILE_PARAM_LOGGING_LEVEL, "warn"), CU_FILE_SUCCESS);
 }
 
-TEST_F(CuFileTest, FunctionsWithoutACounterpartSayNotSupportedAndWriteNothing)
+TEST_F(CuFileTest, MinMaxValueIsTheRangeSetParameterAccepts)
 {
-    size_t a[2] = {7, 7}, b[2] = {9, 9};
-    ExpectStatus(cuFileGetParameterMinMaxValue(CUFILE_PARAM_EXECUTION_MAX_IO_THREADS, &a[0], &b[0]),
+    size_t lo = 7, hi = 9;
+    ExpectStatus(cuFileGetParameterMinMaxValue(CUFILE_PARAM_EXECUTION_MAX_IO_THREADS, &lo, &hi),
+                 CU_FILE_SUCCESS);
+    EXPECT_LE(lo, hi);
+    size_t threads = 0;
+    ExpectStatus(cuFileGetParameterSizeT(CUFILE_PARAM_EXECUTION_MAX_IO_THREADS, &threads),
+                 CU_FILE_SUCCESS);
+    EXPECT_GE(threads, lo);
+    EXPECT_LE(threads, hi);
+    ExpectStatus(cuFileSetParameterSizeT(CUFILE_PARAM_EXECUTION_MAX_IO_THREADS, hi),
+                 CU_FILE_SUCCESS);
+    ExpectStatus(cuFileSetParameterSizeT(CUFILE_PARAM_EXECUTION_MAX_IO_THREADS, hi + 1),
+                 CU_FILE_INVALID_VALUE);
+    if (lo > 0)
+        ExpectStatus(cuFileSetParameterSizeT(CUFILE_PARAM_EXECUTION_MAX_IO_THREADS, lo - 1),
+                     CU_FILE_INVALID_VALUE);
+    ExpectStatus(cuFileSetParameterSizeT(CUFILE_PARAM_EXECUTION_MAX_IO_THREADS, threads),
+                 CU_FILE_SUCCESS);
+    /* A setting taken in steps reports ends that are steps. */
+    ExpectStatus(
+        cuFileGetParameterMinMaxValue(CUFILE_PARAM_PROPERTIES_PER_BUFFER_CACHE_SIZE_KB, &lo, &hi),
+        CU_FILE_SUCCESS);
+    EXPECT_EQ(lo % 4, 0u);
+    EXPECT_EQ(hi % 4, 0u);
+    ExpectStatus(cuFileGetParameterMinMaxValue(CUFILE_PARAM_PROFILE_STATS, &lo, &hi),
+                 CU_FILE_SUCCESS);
+    EXPECT_EQ(lo, 0u);
+    EXPECT_EQ(hi, 3u);
+    ExpectStatus(cuFileGetParameterMinMaxValue(CUFILE_PARAM_PROFILE_STATS, nullptr, &hi),
+                 CU_FILE_INVALID_VALUE);
+    ExpectStatus(cuFileGetParameterMinMaxValue(CUFILE_PARAM_PROFILE_STATS, &lo, nullptr),
+                 CU_FILE_INVALID_VALUE);
+    ExpectStatus(cuFileGetParameterMinMaxValue((CUFileSizeTConfigParameter_t)999, &lo, &hi),
+                 CU_FILE_INVALID_VALUE);
+}
+
+TEST_F(CuFileTest, PosixPoolSlabArrayIsTheStagingPool)
+{
+    size_t size_kb = 0, count = 0;
+    ExpectStatus(cuFileGetParameterPosixPoolSlabArray(&size_kb, &count, 1), CU_FILE_SUCCESS);
+    size_t buffer_kb = 0, cache_kb = 0;
+    ExpectStatus(
+        cuFileGetParameterSizeT(CUFILE_PARAM_PROPERTIES_PER_BUFFER_CACHE_SIZE_KB, &buffer_kb),
+        CU_FILE_SUCCESS);
+    ExpectStatus(
+        cuFileGetParameterSizeT(CUFILE_PARAM_PROPERTIES_MAX_DEVICE_CACHE_SIZE_KB, &cache_kb),
+        CU_FILE_SUCCESS);
+    EXPECT_EQ(size_kb, buffer_kb);
+    EXPECT_EQ(count, cache_kb / buffer_kb);
+
+    const size_t sizes[2] = {1024, 16384}, counts[2] = {64, 8};
+    ExpectStatus(cuFileSetParameterPosixPoolSlabArray(sizes, counts, 1), CU_FILE_SUCCESS);
+    ExpectStatus(cuFileGetParameterPosixPoolSlabArray(&size_kb, &count, 1), CU_FILE_SUCCESS);
+    EXPECT_EQ(size_kb, 1024u);
+    EXPECT_EQ(count, 64u);
+    ExpectStatus(
+        cuFileGetParameterSizeT(CUFILE_PARAM_PROPERTIES_MAX_DEVICE_CACHE_SIZE_KB, &cache_kb),
+        CU_FILE_SUCCESS);
+    EXPECT_EQ(cache_kb, 64u * 1024u);
+
+    /* One slab size only; bad arrays change nothing. */
+    size_t out[2] = {7, 7}, out_counts[2] = {9, 9};
+    ExpectStatus(cuFileSetParameterPosixPoolSlabArray(sizes, counts, 2), CU_FILE_INVALID_VALUE);
+    ExpectStatus(cuFileGetParameterPosixPoolSlabArray(out, out_counts, 2), CU_FILE_INVALID_VALUE);
+    EXPECT_EQ(out[0], 7u);
+    EXPECT_EQ(out_counts[0], 9u);
+    ExpectStatus(cuFileSetParameterPosixPoolSlabArray(nullptr, counts, 1), CU_FILE_INVALID_VALUE);
+    ExpectStatus(cuFileGetParameterPosixPoolSlabArray(out, nullptr, 1), CU_FILE_INVALID_VALUE);
+    const size_t zero[1] = {0}, odd[1] = {1023}, many[1] = {SIZE_MAX / 2};
+    ExpectStatus(cuFileSetParameterPosixPoolSlabArray(sizes, zero, 1), CU_FILE_INVALID_VALUE);
+    ExpectStatus(cuFileSetParameterPosixPoolSlabArray(odd, counts, 1), CU_FILE_INVALID_VALUE);
+    ExpectStatus(cuFileSetParameterPosixPoolSlabArray(sizes, many, 1), CU_FILE_INVALID_VALUE);
+    ExpectStatus(cuFileGetParameterPosixPoolSlabArray(&size_kb, &count, 1), CU_FILE_SUCCESS);
+    EXPECT_EQ(size_kb, 1024u);
+    EXPECT_EQ(count, 64u);
+
+    /* Set before the driver opens, as cuFile says; the last close resets it. */
+    ExpectStatus(cuFileDriverOpen(), CU_FILE_SUCCESS);
+    ExpectStatus(cuFileSetParameterPosixPoolSlabArray(&sizes[1], &counts[1], 1),
+                 CU_FILE_DRIVER_ALREADY_OPEN);
+    ExpectStatus(cuFileGetParameterPosixPoolSlabArray(&size_kb, &count, 1), CU_FILE_SUCCESS);
+    EXPECT_EQ(size_kb, 1024u);
+    ExpectStatus(cuFileDriverClose_v2(), CU_FILE_SUCCESS);
+    ExpectStatus(cuFileGetParameterPosixPoolSlabArray(&size_kb, &count, 1), CU_FILE_SUCCESS);
+    EXPECT_EQ(size_kb, buffer_kb);
+}
+
+TEST_F(CuFileTest, BarSizeNeedsTheDriverAndAPciDevice)
+{
+    size_t kb = 7;
+    ExpectStatus(cuFileGetBARSizeInKB(0, &kb), CU_FILE_DRIVER_NOT_INITIALIZED);
+    ExpectStatus(cuFileDriverOpen(), CU_FILE_SUCCESS);
+    ExpectStatus(cuFileGetBARSizeInKB(0, nullptr), CU_FILE_INVALID_VALUE);
+    ExpectStatus(cuFileGetBARSizeInKB(-1, &kb), CU_FILE_INVALID_VALUE);
+    ExpectStatus(cuFileGetBARSizeInKB(4096, &kb), CU_FILE_INVALID_VALUE);
+    /* The host runtime's devices have no PCI function. */
+    ExpectStatus(cuFileGetBARSizeInKB(0, &kb), CU_FILE_DEVICE_NOT_SUPPORTED);
+    EXPECT_EQ(kb, 7u);
+}
+
+TEST_F(CuFileTest, StatsResetZeroesTheCounters)
+{
+    ExpectStatus(cuFileStatsReset(), CU_FILE_DRIVER_NOT_INITIALIZED);
+    ExpectStatus(cuFileSetStatsLevel(1), CU_FILE_SUCCESS);
+    OpenFileAndBuffer();
+    ASSERT_EQ(cuFileWrite(fh_, dev_, 4096, 0, 0), 4096);
+    CUfileStatsLevel1_t s = {};
+    ExpectStatus(cuFileGetStatsL1(&s), CU_FILE_SUCCESS);
+    EXPECT_GE(s.write_ops.ok, 1u);
+    ExpectStatus(cuFileStatsReset(), CU_FILE_SUCCESS);
+    ExpectStatus(cuFileGetStatsL1(&s), CU_FILE_SUCCESS);
+    EXPECT_EQ(s.write_ops.ok, 0u);
+    EXPECT_EQ(s.write_bytes, 0u);
+    ASSERT_EQ(cuFileRead(fh_, dev_, 4096, 0, 0), 4096);
+    ExpectStatus(cuFileGetStatsL1(&s), CU_FILE_SUCCESS);
+    EXPECT_EQ(s.read_ops.ok, 1u);
+    EXPECT_EQ(s.read_bytes, 4096u);
+    /* Stopped, a reset clears the figures a program reads too. */
+    ExpectStatus(cuFileStatsStop(), CU_FILE_SUCCESS);
+    ExpectStatus(cuFileStatsReset(), CU_FILE_SUCCESS);
+    ExpectStatus(cuFileGetStatsL1(&s), CU_FILE_SUCCESS);
+    EXPECT_EQ(s.read_ops.ok, 0u);
+    ExpectStatus(cuFileStatsStart(), CU_FILE_SUCCESS);
+}
+
+TEST_F(CuFileTest, P2PFlagsAreCheckedAndNoneIsInUse)
+{
+    CUfileP2PFlags_t flags = (CUfileP2PFlags_t)7;
+    ExpectStatus(cuFileDriverGetP2PFlags(CU_FILE_NVME_SUPPORTED, &flags),
+                 CU_FILE_DRIVER_NOT_INITIALIZED);
+    ExpectStatus(cuFileDriverSetP2PFlags(CU_FILE_NVME_SUPPORTED, CU_FILE_P2P_FLAG_PCI_P2PDMA),
+                 CU_FILE_DRIVER_NOT_INITIALIZED);
+    ExpectStatus(cuFileDriverOpen(), CU_FILE_SUCCESS);
+#if defined(__aarch64__)
+    const CUfileP2PFlags_t choosable = CU_FILE_P2P_FLAG_C2C, other = CU_FILE_P2P_FLAG_PCI_P2PDMA;
+#else
+    const CUfileP2PFlags_t choosable = CU_FILE_P2P_FLAG_PCI_P2PDMA, other = CU_FILE_P2P_FLAG_C2C;
+#endif
+    ExpectStatus(cuFileDriverSetP2PFlags(CU_FILE_NVME_SUPPORTED, choosable), CU_FILE_SUCCESS);
+    ExpectStatus(cuFileDriverSetP2PFlags(CU_FILE_NVME_SUPPORTED, (CUfileP2PFlags_t)0),
+                 CU_FILE_SUCCESS);
+    ExpectStatus(cuFileDriverSetP2PFlags(CU_FILE_NVME_SUPPORTED, other),
                  CU_FILE_PLATFORM_NOT_SUPPORTED);
-    ExpectStatus(cuFileGetParameterPosixPoolSlabArray(a, b, 2), CU_FILE_PLATFORM_NOT_SUPPORTED);
-    ExpectStatus(cuFileSetParameterPosixPoolSlabArray(a, b, 2), CU_FILE_PLATFORM_NOT_SUPPORTED);
-    ExpectStatus(cuFileGetBARSizeInKB(0, &a[1]), CU_FILE_PLATFORM_NOT_SUPPORTED);
-    ExpectStatus(cuFileStatsReset(), CU_FILE_PLATFORM_NOT_SUPPORTED);
-    EXPECT_EQ(a[0], 7u);
-    EXPECT_EQ(a[1], 7u);
-    EXPECT_EQ(b[0], 9u);
-    /* Null outputs are no crash either. */
-    ExpectStatus(cuFileGetBARSizeInKB(-1, nullptr), CU_FILE_PLATFORM_NOT_SUPPORTED);
+    ExpectStatus(cuFileDriverSetP2PFlags(CU_FILE_NFS_SUPPORTED, CU_FILE_P2P_FLAG_NVFS),
+                 CU_FILE_PLATFORM_NOT_SUPPORTED);
+    ExpectStatus(cuFileDriverSetP2PFlags(CU_FILE_NFS_SUPPORTED, CU_FILE_P2P_FLAG_DMABUF),
+                 CU_FILE_PLATFORM_NOT_SUPPORTED);
+    ExpectStatus(cuFileDriverSetP2PFlags((CUfileDriverStatusFlags_t)10, choosable),
+                 CU_FILE_INVALID_VALUE);
+    ExpectStatus(cuFileDriverSetP2PFlags(CU_FILE_MAX_TARGET_TYPES, choosable),
+                 CU_FILE_INVALID_VALUE);
+    ExpectStatus(cuFileDriverSetP2PFlags((CUfileDriverStatusFlags_t)-1, choosable),
+                 CU_FILE_INVALID_VALUE);
+    ExpectStatus(cuFileDriverSetP2PFlags(CU_FILE_NVME_SUPPORTED, choosable), CU_FILE_SUCCESS);
+    /* Chosen or not, no backend here moves data by P2PDMA or C2C. */
+    ExpectStatus(cuFileDriverGetP2PFlags(CU_FILE_NVME_SUPPORTED, &flags), CU_FILE_SUCCESS);
+    EXPECT_EQ((int)flags, 0);
+    ExpectStatus(cuFileDriverGetP2PFlags(CU_FILE_NVME_SUPPORTED, nullptr), CU_FILE_INVALID_VALUE);
+    ExpectStatus(cuFileDriverGetP2PFlags(CU_FILE_MAX_TARGET_TYPES, &flags), CU_FILE_INVALID_VALUE);
+}
+
+TEST_F(CuFileTest, ReadvAndWritevMoveRangesInOrder)
+{
+    ExpectStatus(cuFileDriverOpen(), CU_FILE_SUCCESS);
+    OpenFileAndBuffer();
+    std::vector<uint8_t> pattern(kSize), back(kSize);
+    hf_test_pattern_fill(pattern.data(), kSize, 0, 13);
+    ASSERT_EQ(hipMemcpy(dev_, pattern.data(), kSize, hipMemcpyHostToDevice), hipSuccess);
+    char *d = static_cast<char *>(dev_);
+    /* Gather the buffer's second half, then its first, to the start of the file. */
+    CUfileIOVec_t out[3] = {{d + kSize / 2, kSize / 2}, {nullptr, 0}, {d, kSize / 2}};
+    ASSERT_EQ(cuFileWritev(fh_, out, 3, 0, 0), (ssize_t)kSize);
+    ASSERT_EQ(hipMemset(dev_, 0, kSize), hipSuccess);
+    /* Scatter it back where it came from: the pattern again, whole. */
+    CUfileIOVec_t in[2] = {{d + kSize / 2, kSize / 2}, {d, kSize / 2}};
+    ASSERT_EQ(cuFileReadv(fh_, in, 2, 0, 0), (ssize_t)kSize);
+    ASSERT_EQ(hipMemcpy(back.data(), dev_, kSize, hipMemcpyDeviceToHost), hipSuccess);
+    EXPECT_EQ(hf_test_pattern_check(back.data(), kSize, 0, 13), -1);
+    /* Past the end of the file: what is there, then nothing. */
+    EXPECT_EQ(cuFileReadv(fh_, in, 2, kSize / 2 + 100, 0), (ssize_t)(kSize / 2 - 100));
+    EXPECT_EQ(cuFileReadv(fh_, in, 2, kSize, 0), 0);
+
+    EXPECT_EQ(cuFileReadv(fh_, in, 2, 0, 1), -CU_FILE_INVALID_VALUE);
+    EXPECT_EQ(cuFileReadv(fh_, nullptr, 2, 0, 0), -CU_FILE_INVALID_VALUE);
+    std::vector<CUfileIOVec_t> many(1025, CUfileIOVec_t{d, 1});
+    EXPECT_EQ(cuFileReadv(fh_, many.data(), many.size(), 0, 0), -CU_FILE_INVALID_VALUE);
+    EXPECT_EQ(cuFileReadv(fh_, many.data(), 1024, 0, 0), 1024);
+    CUfileIOVec_t past[1] = {{d + kSize - 8, 4096}};
+    EXPECT_EQ(cuFileReadv(fh_, past, 1, 0, 0), -CU_FILE_INVALID_VALUE);
+    errno = 0;
+    EXPECT_EQ(cuFileWritev(fh_, out, 3, -1, 0), -1);
+    EXPECT_EQ(errno, EINVAL);
 }
 
 TEST_F(CuFileTest, BadArgumentsKeepTheirCuFileCodes)

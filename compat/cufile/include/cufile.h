@@ -136,8 +136,34 @@ typedef enum CUfileDriverStatusFlags {
     CU_FILE_NVMESH_SUPPORTED = 8,        /**< NVMesh */
     CU_FILE_BEEGFS_SUPPORTED = 9,        /**< BeeGFS */
     CU_FILE_NVME_P2P_SUPPORTED = 11,     /**< NVMe peer-to-peer */
-    CU_FILE_SCATEFS_SUPPORTED = 12       /**< ScateFS */
+    CU_FILE_SCATEFS_SUPPORTED = 12,      /**< ScateFS */
+    CU_FILE_VIRTIOFS_SUPPORTED = 13,     /**< virtiofs */
+    CU_FILE_MAX_TARGET_TYPES = 14        /**< one past the last kind */
 } CUfileDriverStatusFlags_t;
+
+/** Peer-to-peer mechanisms, as bit positions of cuFileDriverSetP2PFlags' mask (cuFile 1.16). */
+typedef enum CUfileP2PFlags {
+    CUFILE_P2PDMA = 0,        /**< the kernel's PCI P2PDMA */
+    CUFILE_NVFS = 1,          /**< the nvidia-fs driver */
+    CUFILE_DMABUF = 2,        /**< DMA buffers */
+    CUFILE_C2C = 3,           /**< chip to chip (Grace systems) */
+    CUFILE_NVIDIA_PEERMEM = 4 /**< nvidia-peermem (Spectrum Scale, WekaFS) */
+} CUfileP2PFlags_t;
+
+/** cuFileDriverSetP2PFlags mask bit: the kernel's PCI P2PDMA (x86_64). */
+#define CU_FILE_P2P_FLAG_PCI_P2PDMA ((CUfileP2PFlags_t)(1 << CUFILE_P2PDMA))
+/** Mask bit of nvidia-fs; the driver manages it, it cannot be set. */
+#define CU_FILE_P2P_FLAG_NVFS ((CUfileP2PFlags_t)(1 << CUFILE_NVFS))
+/** Mask bit of DMA buffers; the driver manages it, it cannot be set. */
+#define CU_FILE_P2P_FLAG_DMABUF ((CUfileP2PFlags_t)(1 << CUFILE_DMABUF))
+/** cuFileDriverSetP2PFlags mask bit: chip to chip (aarch64). */
+#define CU_FILE_P2P_FLAG_C2C ((CUfileP2PFlags_t)(1 << CUFILE_C2C))
+
+/** One memory range of cuFileReadv/cuFileWritev (cuFile 1.19). */
+typedef struct CUfileIOVec {
+    void *base; /**< device or host memory */
+    size_t len; /**< bytes */
+} CUfileIOVec_t;
 
 /** Bit positions in CUfileDrvProps_t.nvfs.dcontrolflags. */
 typedef enum CUfileDriverControlFlags {
@@ -567,6 +593,15 @@ CUfileError_t cuFileDriverGetProperties(CUfileDrvProps_t *props);
 CUfileError_t cuFileDriverSetPollMode(bool poll, size_t poll_threshold_size);
 /** Set the largest direct transfer, KiB. */
 CUfileError_t cuFileDriverSetMaxDirectIOSize(size_t max_direct_io_size);
+/**
+ * Choose the peer-to-peer mechanisms (CU_FILE_P2P_FLAG_* mask) for storage kind status_flag:
+ * CU_FILE_P2P_FLAG_PCI_P2PDMA on x86_64, CU_FILE_P2P_FLAG_C2C on aarch64, or 0 (docs/cufile.rst).
+ */
+CUfileError_t cuFileDriverSetP2PFlags(CUfileDriverStatusFlags_t status_flag,
+                                      CUfileP2PFlags_t p2p_flags);
+/** The peer-to-peer mechanisms chosen for storage kind status_flag, as a mask. */
+CUfileError_t cuFileDriverGetP2PFlags(CUfileDriverStatusFlags_t status_flag,
+                                      CUfileP2PFlags_t *p2p_flags);
 /** Set the GPU bounce-buffer memory, KiB. */
 CUfileError_t cuFileDriverSetMaxCacheSize(size_t max_cache_size);
 /** Set the cap on pinned GPU memory, KiB. */
@@ -593,12 +628,23 @@ CUfileError_t cuFileReadAsync(CUfileHandle_t fh, void *bufPtr_base, size_t *size
 CUfileError_t cuFileWriteAsync(CUfileHandle_t fh, void *bufPtr_base, size_t *size_p,
                                off_t *file_offset_p, off_t *bufPtr_offset_p,
                                ssize_t *bytes_written_p, CUstream stream);
+/**
+ * Read the file range at file_offset into iovcnt memory ranges in order (cuFile 1.19). Returns
+ * the bytes read up to the first range that came back short, or -1 with errno, or a negated
+ * CUfileOpError. flags must be 0; at most 1024 ranges (docs/cufile.rst).
+ */
+ssize_t cuFileReadv(CUfileHandle_t fh, const CUfileIOVec_t *iov, size_t iovcnt, off_t file_offset,
+                    unsigned flags);
+/** Write iovcnt memory ranges in order to the file range at file_offset; as cuFileReadv. */
+ssize_t cuFileWritev(CUfileHandle_t fh, const CUfileIOVec_t *iov, size_t iovcnt, off_t file_offset,
+                     unsigned flags);
+
 /** Register stream with CU_FILE_STREAM_* flags. */
 CUfileError_t cuFileStreamRegister(CUstream stream, unsigned flags);
 /** Remove a stream registration. */
 CUfileError_t cuFileStreamDeregister(CUstream stream);
 
-/** The cuFile API version, major * 1000 + minor * 10 (1150 for cuFile 1.15). */
+/** The cuFile API version, major * 1000 + minor * 10 (1190 for cuFile 1.19). */
 CUfileError_t cuFileGetVersion(int *version);
 
 /** Read a numeric setting. */
@@ -640,7 +686,7 @@ CUfileError_t cuFileGetStatsL1(CUfileStatsLevel1_t *stats);
 CUfileError_t cuFileGetStatsL2(CUfileStatsLevel2_t *stats);
 /** Copy the level-3 statistics into *stats. */
 CUfileError_t cuFileGetStatsL3(CUfileStatsLevel3_t *stats);
-/** BAR1 size of GPU gpuIndex, KiB. */
+/** Size of GPU gpuIndex's memory aperture (NVIDIA's BAR1), KiB. */
 CUfileError_t cuFileGetBARSizeInKB(int gpuIndex, size_t *barSize);
 
 #ifdef __cplusplus
