@@ -11,6 +11,11 @@ synchronize) for: a pinned host-to-device copy of as many bytes, ``safetensors``
 ours, ``safetensors.torch.load_file`` per shard, ``load_checkpoint``, and ``from_pretrained`` stock
 and routed.
 
+With ``--cold`` every way but the pinned copy starts with the shards' pages dropped from the page
+cache (``hipfile.drop_file_page_cache``, checked with ``get_page_cache_info``): put ``--dir`` on
+the device to measure (``scripts/fast-device run -- ...`` makes one) and compare with
+``hipfile-bench``'s ``odirect`` baseline on the same device in the same run.
+
 Needs PyTorch with CUDA, safetensors and transformers; the hipfile package on PYTHONPATH and
 ``HIPFILE_LIBRARY`` naming libhipfile.so.0:
 
@@ -93,6 +98,8 @@ def main():
     parser.add_argument("--shard-size", default="1GB")
     parser.add_argument("--device", default="cuda:0")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--cold", action="store_true",
+                        help="drop the shards' cached pages before each way")
     args = parser.parse_args()
 
     import safetensors.torch
@@ -100,6 +107,7 @@ def main():
     from safetensors import safe_open as theirs
     from transformers import AutoModelForCausalLM
 
+    import hipfile
     from hipfile import safetensors as hst
 
     if not os.path.exists(os.path.join(args.dir, "config.json")):
@@ -147,9 +155,17 @@ def main():
     ]
     # Rounds alternate the ways, so that drift in the machine's state favours none.
     spent = {name: [] for name, _ in ways}
+    left_cached = 0
     for _ in range(args.repeats):
         for name, run in ways:
+            if args.cold and name != ways[0][0]:
+                for path in files:
+                    hipfile.drop_file_page_cache(path)
+                left_cached += sum(hipfile.get_page_cache_info(path)[0] for path in files)
             spent[name].append(timed(run))
+    if args.cold:
+        print("cold: the page cache held %d of the shards' pages, summed over every start"
+              % left_cached)
     for name, _ in ways:
         print("%-34s %6.1f GB/s" % (name, nbytes / min(spent[name]) / 1e9))
 

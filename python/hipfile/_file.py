@@ -396,6 +396,45 @@ class File:
         return self._start(_lib.library().hipFileWrite, buffer, size, file_offset, dev_offset,
                            task_size, "write")
 
+    def readv(self, buffers, file_offset=0):
+        """Read the file from ``file_offset`` into each of ``buffers`` in turn, whole, as
+        ``os.preadv`` does; return the bytes read, fewer than the buffers hold only at the end of
+        the file. The buffers are filled at once on the library's workers (``hipFileReadv``);
+        more than 1024 are served 1024 at a time. Raises :class:`HipFileError`.
+        """
+        return self._vector(_lib.library().hipFileReadv, buffers, file_offset, True, "readv")
+
+    def writev(self, buffers, file_offset=0):
+        """Write each of ``buffers`` in turn, whole, to the file from ``file_offset``, as
+        ``os.pwritev`` does; return the bytes written. Raises :class:`HipFileError`."""
+        return self._vector(_lib.library().hipFileWritev, buffers, file_offset, False, "writev")
+
+    def _vector(self, function, buffers, file_offset, writable, operation):
+        self._check_open(operation)
+        _check_offset(file_offset, "file_offset", operation)
+        if isinstance(buffers, (bytes, bytearray, str)) or not isinstance(
+                buffers, collections.abc.Sequence):
+            raise TypeError("%s: buffers must be a sequence of buffers, got %s"
+                            % (operation, type(buffers).__name__))
+        resolved = []
+        try:
+            for buf in buffers:
+                resolved.append(_buffers.resolve(buf, writable, operation))
+            done = 0
+            for first in range(0, len(resolved), _lib.IOV_MAX):
+                part = resolved[first:first + _lib.IOV_MAX]
+                iov = (_lib.IOVec * len(part))(*[(b.address, b.nbytes) for b in part])
+                want = sum(b.nbytes for b in part)
+                got = check_size(function(self._handle, iov, len(part), file_offset + done, 0),
+                                 operation)
+                done += got
+                if got < want:
+                    break
+            return done
+        finally:
+            for buffer in resolved:
+                buffer.release()
+
     def raw_read(self, buf, size=None, file_offset=0, dev_offset=0):
         """One ``hipFileRead`` call on this thread, as ``kvikio.CuFile.raw_read``: ``size``
         bytes (default: the rest of ``buf`` after ``dev_offset``) from ``file_offset`` into

@@ -115,6 +115,15 @@ def candidates():
     return found
 
 
+class IOVec(ctypes.Structure):
+    """hipFileIOVec_t (hipfile/vector.h): one memory range of a vector read or write."""
+    _fields_ = [("base", ctypes.c_void_p), ("len", ctypes.c_size_t)]
+
+
+#: Most entries one hipFileReadv/hipFileWritev call takes (HIPFILE_IOV_MAX).
+IOV_MAX = 1024
+
+
 def _declare(lib):
     c = ctypes
     size_t, ssize_t, off_t = c.c_size_t, c.c_ssize_t, c.c_int64
@@ -128,6 +137,8 @@ def _declare(lib):
         "hipFileBufDeregister": (ErrorStruct, [c.c_void_p]),
         "hipFileRead": (ssize_t, [c.c_void_p, c.c_void_p, size_t, off_t, off_t]),
         "hipFileWrite": (ssize_t, [c.c_void_p, c.c_void_p, size_t, off_t, off_t]),
+        "hipFileReadv": (ssize_t, [c.c_void_p, c.POINTER(IOVec), size_t, off_t, c.c_uint]),
+        "hipFileWritev": (ssize_t, [c.c_void_p, c.POINTER(IOVec), size_t, off_t, c.c_uint]),
         "hipFileDriverOpen": (ErrorStruct, []),
         "hipFileDriverClose": (ErrorStruct, []),
         "hipFileUseCount": (c.c_int64, []),

@@ -24,6 +24,9 @@ from ._st_format import SafetensorError
 RUN_BYTES = 256 << 20
 #: Runs staged at once (each holds a staging buffer of at most RUN_BYTES on the GPU).
 STAGED_RUNS = 3
+#: Read a run with one vector call (``File.readv``) straight into its tensors instead of
+#: through a staging buffer.
+VECTOR_READS = False
 
 _slots_lock = threading.Lock()
 _slots = {}
@@ -80,7 +83,7 @@ class TensorReads:
         """Start reading ``run`` from ``source`` (a :class:`hipfile.File` of ``path``) on the
         package's threads: a future giving a list of ``(info, tensor)`` in file order. A short
         file raises :class:`SafetensorError` naming the file and the tensor from the future."""
-        read = self._staged if len(run) > 1 else self._straight
+        read = self._straight if len(run) == 1 else self._vector if VECTOR_READS else self._staged
         return _file._executor().submit(read, source, path, run)
 
     def _straight(self, source, path, run):
@@ -91,6 +94,16 @@ class TensorReads:
             if got != info.nbytes:
                 raise short_read(path, info.name, got, info.nbytes, info.offset)
         return [(info, target)]
+
+    def _vector(self, source, path, run):
+        start = run[0].offset
+        nbytes = run[-1].offset + run[-1].nbytes - start
+        done = [(info, self._allocator.empty(info.name, info.dtype, info.shape)) for info in run]
+        got = source.readv([target for _, target in done], start)
+        if got != nbytes:
+            info = next(i for i in run if i.offset + i.nbytes > start + got)
+            raise short_read(path, info.name, start + got - info.offset, info.nbytes, info.offset)
+        return done
 
     def _staged(self, source, path, run):
         start = run[0].offset

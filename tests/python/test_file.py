@@ -2,6 +2,7 @@
 each kind (NumPy and bytearray host memory, DLPack, device memory through
 __cuda_array_interface__)."""
 
+import errno
 import os
 import threading
 
@@ -359,3 +360,54 @@ def test_raw_read_and_raw_write_are_one_call_with_dev_offset(workdir):
         assert f.raw_read(out, 60000, 11, 3) == 60000
         assert f.raw_read(out, 10, 1 << 20) == 0
     assert np.array_equal(out[3:60003], data[5:60005])
+
+
+def test_readv_fills_buffers_in_order_and_stops_at_the_end(workdir):
+    data = pattern(3 << 20, 17)
+    path = os.path.join(workdir, "data.bin")
+    write_file(path, data)
+    sizes = [1, 4096, 0, 1000003, 7, 65536]
+    outs = [np.zeros(n, dtype=np.uint8) for n in sizes]
+    with hipfile.File(path) as f:
+        assert f.readv(outs, 12345) == sum(sizes)
+        at = 12345
+        for out in outs:
+            assert np.array_equal(out, data[at:at + out.size])
+            at += out.size
+        tail = [np.zeros(100, dtype=np.uint8), np.zeros(100, dtype=np.uint8)]
+        assert f.readv(tail, len(data) - 150) == 150
+        assert np.array_equal(tail[0], data[-150:-50])
+        assert np.array_equal(tail[1][:50], data[-50:]) and not tail[1][50:].any()
+        assert f.readv([], 0) == 0
+
+
+def test_readv_of_more_than_1024_buffers_and_writev_back(workdir):
+    data = pattern(1 << 20, 5)
+    path = os.path.join(workdir, "data.bin")
+    with hipfile.File(path, "w+") as f:
+        pieces = [data[i:i + 300] for i in range(0, 3000 * 300, 300)]
+        assert f.writev(pieces, 10) == 3000 * 300
+        outs = [np.zeros(300, dtype=np.uint8) for _ in range(3000)]
+        assert f.readv(outs, 10) == 3000 * 300
+    assert np.array_equal(np.concatenate(outs), data[:3000 * 300])
+    with open(path, "rb") as stream:
+        assert stream.read() == bytes(10) + data[:3000 * 300].tobytes()
+
+
+def test_readv_and_writev_refuse_bad_arguments(workdir):
+    path = os.path.join(workdir, "data.bin")
+    write_file(path, pattern(4096, 1))
+    f = hipfile.File(path)
+    with pytest.raises(TypeError, match="sequence of buffers"):
+        f.readv(np.zeros(10, dtype=np.uint8))
+    with pytest.raises(hipfile.HipFileError) as error:
+        f.readv([np.zeros(10, dtype=np.uint8)], -1)
+    assert error.value.errno == errno.EINVAL
+    with pytest.raises(hipfile.HipFileError):
+        f.readv([bytes(10)])  # read-only memory cannot be read into
+    with pytest.raises(hipfile.HipFileError) as error:
+        f.writev([np.zeros(10, dtype=np.uint8)])  # opened for reading only
+    assert error.value.errno == errno.EBADF
+    f.close()
+    with pytest.raises(hipfile.HipFileError, match="closed"):
+        f.readv([np.zeros(10, dtype=np.uint8)])
