@@ -99,6 +99,21 @@ def _configured_path():
     return path
 
 
+_CONFIGURED = "the path recorded at install time"
+
+
+def _load_bundled(library):
+    """Load the shared libraries a wheel carries beside ``library`` (``_paths.BUNDLED``) first:
+    once loaded, the library and the plugins it opens find them by soname, whatever the
+    machine's own search path lacks."""
+    try:
+        from . import _paths
+    except ImportError:
+        return
+    for name in getattr(_paths, "BUNDLED", ()):
+        ctypes.CDLL(os.path.join(os.path.dirname(library), name), mode=ctypes.RTLD_GLOBAL)
+
+
 def candidates():
     """The library paths or names tried, in order, each with where it came from."""
     found = []
@@ -107,7 +122,7 @@ def candidates():
         found.append((env, "HIPFILE_LIBRARY"))
     configured = _configured_path()
     if configured:
-        found.append((configured, "the path recorded at install time"))
+        found.append((configured, _CONFIGURED))
     name = ctypes.util.find_library("hipfile")
     if name:
         found.append((name, "ctypes.util.find_library"))
@@ -175,6 +190,8 @@ def library():
             failures = []
             for path, origin in candidates():
                 try:
+                    if origin == _CONFIGURED:
+                        _load_bundled(path)
                     lib = ctypes.CDLL(path, use_errno=True)
                 except OSError as error:
                     failures.append("%s (%s): %s" % (path, origin, error))

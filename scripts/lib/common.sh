@@ -30,7 +30,8 @@ fi
 # and the documentation's code blocks; python3-sphinx builds the documentation, and doxygen and
 # python3-breathe its C API reference from include/hipfile.h; clang-14 and libclang-rt-14-dev
 # (which carries libFuzzer) build the fuzz targets (scripts/test-fuzz); python3-pip installs the
-# Python package (python/), and python3-numpy and python3-pytest run its tests, once with
+# Python package (python/), python3-venv makes the virtual environments the wheel's test installs
+# it into, and python3-numpy and python3-pytest run its tests, once with
 # python3-torch (CPU PyTorch with gloo: the PyTorch and process-group cases) and once with it
 # hidden (tests/python/CMakeLists.txt). libssl-dev
 # (OpenSSL's libcrypto: SHA-256 and HMAC) signs S3 requests, libcurl4-openssl-dev carries the
@@ -39,7 +40,7 @@ fi
 # bindfs mounts the FUSE file system the FUSE suite reads and writes through (tests/fuse).
 HF_PACKAGES=(cmake ninja-build gcc g++ pkg-config libconfig-dev libxml2-dev libgtest-dev
     libamdhip64-dev liburing-dev python3 python3-sphinx doxygen python3-breathe clang-14
-    libclang-rt-14-dev python3-pip python3-numpy python3-pytest python3-torch libssl-dev
+    libclang-rt-14-dev python3-pip python3-venv python3-numpy python3-pytest python3-torch libssl-dev
     libcurl4-openssl-dev nodejs nginx-light bindfs)
 
 hf_say() {
@@ -142,6 +143,12 @@ hf_build() {
         -DHIPFILE_WERROR=ON "${extra[@]}" </dev/null
     hf_say "build: $HF_JOBS jobs"
     cmake --build "$HF_BUILD_DIR" --parallel "$HF_JOBS" </dev/null
+    # The wheel (build/dist), unless the build has sanitizers, which no interpreter could load.
+    if ! grep -Eq '^HIPFILE_SANITIZE:[A-Z]*=(ON|address|thread)' "$HF_BUILD_DIR/CMakeCache.txt"; then
+        cmake --build "$HF_BUILD_DIR" --target wheel </dev/null >/dev/null ||
+            hf_die "packing the wheel failed"
+        hf_say "wheel: $(ls "$HF_BUILD_DIR"/dist/hipfile-*.whl)"
+    fi
 }
 
 # Install the Python package (python/) into HF_BUILD_DIR/python-site, offline, recording the path
