@@ -20,12 +20,13 @@ from ._memory import memory_deregister, memory_register
 from ._mmap import Mmap
 from ._page_cache import (clear_page_cache, drop_file_page_cache, drop_system_page_cache,
                           get_page_cache_info)
+from ._stream_io import IOFutureStream
 from . import defaults, safetensors  # usable after a plain "import hipfile"
 
 #: The package's version, which is the C library's version it was written for.
 __version__ = "0.1.0"
 
-__all__ = ["CODES", "File", "HipFileError", "IOFuture", "Mmap", "clear_page_cache", "defaults",
+__all__ = ["CODES", "File", "HipFileError", "IOFuture", "IOFutureStream", "Mmap", "clear_page_cache", "defaults",
            "driver",
            "drop_file_page_cache", "drop_system_page_cache", "error_string",
            "get_page_cache_info", "get_parameter", "library_path", "library_version",

@@ -6,7 +6,7 @@ import ctypes
 import os
 import threading
 
-from . import _buffers, _driver, _lib
+from . import _buffers, _driver, _lib, _stream_io
 from ._errors import CODES, HipFileError, check, check_size
 from ._redact import redact
 
@@ -189,6 +189,7 @@ class File:
         self._url = _remote_url(file)
         self._lock = threading.Lock()
         self._pending = set()
+        self._streamed = set()
         if self._url is not None:
             self._open_remote(flags, options)
             return
@@ -259,7 +260,15 @@ class File:
         """Wait for pending transfers, deregister the file and close its descriptor."""
         with self._lock:
             pending = list(self._pending)
+            streamed, self._streamed = list(self._streamed), set()
         concurrent.futures.wait(pending)
+        for future in streamed:
+            # The stream may not have reached it yet: its memory must outlive it, and its result
+            # belongs to whoever holds the future.
+            try:
+                future.check_bytes_done()
+            except HipFileError:
+                pass
         with self._lock:
             if self._handle is None:
                 return
@@ -395,6 +404,37 @@ class File:
                                                 False, "write")
         return self._start(_lib.library().hipFileWrite, buffer, size, file_offset, dev_offset,
                            task_size, "write")
+
+    def raw_read_async(self, buf, stream, size=None, file_offset=0, dev_offset=0):
+        """Queue a read on ``stream``, as ``kvikio.CuFile.raw_read_async``: ``size`` bytes
+        (default: the rest of ``buf`` after ``dev_offset``) from ``file_offset`` into ``buf`` at
+        ``dev_offset``, when the stream reaches it (``hipFileReadAsync``). ``stream`` is an int
+        handle, ``None`` (the default stream), or a PyTorch, CuPy or ``__cuda_stream__`` stream.
+        Returns an :class:`IOFutureStream`; argument errors raise here, errors of the transfer
+        from its ``check_bytes_done()``. ``buf`` must stay alive until then.
+        """
+        return self._streamed_op(_lib.library().hipFileReadAsync, buf, stream, size, file_offset,
+                                 dev_offset, True, "raw_read_async")
+
+    def raw_write_async(self, buf, stream, size=None, file_offset=0, dev_offset=0):
+        """Queue a write on ``stream``, as ``kvikio.CuFile.raw_write_async``; arguments as for
+        :meth:`raw_read_async`. Returns an :class:`IOFutureStream`."""
+        return self._streamed_op(_lib.library().hipFileWriteAsync, buf, stream, size,
+                                 file_offset, dev_offset, False, "raw_write_async")
+
+    def _streamed_op(self, function, buf, stream, size, file_offset, dev_offset, writable,
+                     operation):
+        _stream_io.stream_handle(stream, operation)
+        buffer, size, _ = self._prepare(buf, size, file_offset, dev_offset, None, writable,
+                                        operation)
+        future = _stream_io.submit(function, self._handle, buffer, size, file_offset,
+                                   dev_offset, stream, operation)
+        with self._lock:
+            # Kept until the stream is past it, so its memory outlives the operation even when
+            # the caller drops the future; close() waits for the rest.
+            self._streamed = {f for f in self._streamed if not f.done()}
+            self._streamed.add(future)
+        return future
 
     def readv(self, buffers, file_offset=0):
         """Read the file from ``file_offset`` into each of ``buffers`` in turn, whole, as

@@ -1,6 +1,8 @@
 """The parts of KvikIO's Python API beyond ``CuFile``'s reads and writes, on the host runtime:
 memory registration, whether a file takes O_DIRECT, and the page-cache helpers."""
 
+import ctypes
+import errno
 import os
 import subprocess
 import warnings
@@ -324,3 +326,78 @@ def test_mmap_refuses_what_it_cannot_map(mapped_file, workdir):
     with hipfile.Mmap(empty) as m:
         assert m.initial_map_size() == 0
         assert m.read(np.zeros(0, dtype=np.uint8)) == 0
+
+
+# Stream-ordered transfers (raw_read_async/raw_write_async) on the host runtime's streams.
+class _Stream:
+    """A stream of the host runtime, shown as PyTorch shows one (``cuda_stream``), with a
+    ``synchronize`` that counts its calls."""
+
+    def __init__(self, runtime):
+        self.lib = runtime.lib
+        handle = ctypes.c_void_p()
+        self.lib.hipStreamCreate.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
+        assert self.lib.hipStreamCreate(ctypes.byref(handle)) == 0
+        self.cuda_stream = handle.value
+        self.synced = 0
+
+    def synchronize(self):
+        self.lib.hipStreamSynchronize.argtypes = [ctypes.c_void_p]
+        assert self.lib.hipStreamSynchronize(ctypes.c_void_p(self.cuda_stream)) == 0
+        self.synced += 1
+
+    def destroy(self):
+        self.lib.hipStreamDestroy.argtypes = [ctypes.c_void_p]
+        self.lib.hipStreamDestroy(ctypes.c_void_p(self.cuda_stream))
+
+
+def test_raw_async_reads_and_writes_on_a_stream(workdir, device_array, host_runtime):
+    data = os.urandom(3 << 20)
+    path = os.path.join(workdir, "stream.bin")
+    with open(path, "wb") as out:
+        out.write(data)
+    stream = _Stream(host_runtime)
+    try:
+        dev = device_array(4 << 20)
+        with hipfile.File(path, "r+") as f:
+            future = f.raw_read_async(dev, stream, 1 << 20, 4096, 100)
+            assert isinstance(future, hipfile.IOFutureStream)
+            assert future.check_bytes_done() == 1 << 20
+            assert stream.synced == 1
+            assert future.check_bytes_done() == 1 << 20 and stream.synced == 1
+            assert dev.download()[100:100 + (1 << 20)] == data[4096:4096 + (1 << 20)]
+            # A raw handle is waited for through the runtime the library uses.
+            back = f.raw_write_async(dev, stream.cuda_stream, 1 << 20, 5 << 20, 100)
+            assert back.check_bytes_done() == 1 << 20
+            # The default stream, and the end of the file: fewer bytes, as a read gives.
+            tail = f.raw_read_async(dev, None, 2 << 20, (6 << 20) - 10)
+            assert tail.check_bytes_done() == 10
+        with open(path, "rb") as result:
+            written = result.read()
+        assert written[5 << 20:(5 << 20) + (1 << 20)] == data[4096:4096 + (1 << 20)]
+    finally:
+        stream.destroy()
+
+
+def test_raw_async_errors(workdir, device_array, host_runtime):
+    path = os.path.join(workdir, "stream.bin")
+    with open(path, "wb") as out:
+        out.write(bytes(4096))
+    dev = device_array(4096)
+    with hipfile.File(path, "r") as f:
+        with pytest.raises(TypeError, match="stream"):
+            f.raw_read_async(dev, "stream 0")
+        with pytest.raises(TypeError, match="stream"):
+            f.raw_read_async(dev, True)
+        with pytest.raises(hipfile.HipFileError, match="buffer too small"):
+            f.raw_read_async(dev, None, 8192)
+        # Opened for reading: the write fails when the stream runs it, and says so there.
+        future = f.raw_write_async(dev, None)
+        with pytest.raises(hipfile.HipFileError) as error:
+            future.check_bytes_done()
+        assert error.value.errno == errno.EBADF
+        pending = f.raw_read_async(dev, None)
+    # close() waited for the read the caller never collected.
+    assert pending.done() and pending.check_bytes_done() == 4096
+    with pytest.raises(hipfile.HipFileError, match="closed"):
+        f.raw_read_async(dev, None)
