@@ -119,6 +119,18 @@ class Allocator:
             return self.device.type == "cuda"
         return self.framework == "cupy"
 
+    def free_bytes(self):
+        """Bytes of device memory free now on a GPU (``None`` on the host or when unknown)."""
+        try:
+            if self.framework == "pt" and self.device.type == "cuda":
+                return int(self._module.cuda.mem_get_info(self.device)[0])
+            if self.framework == "cupy":
+                with self.device:
+                    return int(self._module.cuda.runtime.memGetInfo()[0])
+        except Exception:  # an old framework without the query, or a runtime that refuses it
+            return None
+        return None
+
     def staging(self, nbytes):
         """A byte array of ``nbytes`` on this allocator's device."""
         if self.framework == "pt":

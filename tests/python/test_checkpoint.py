@@ -262,3 +262,17 @@ def hipfile_file(path):
     import hipfile
 
     return hipfile.File(path, "r")
+
+
+def test_runs_shrink_where_device_memory_is_short(monkeypatch):
+    monkeypatch.setattr(_tensor_reads, "RUN_BYTES", 1 << 30)
+    monkeypatch.setattr(_tensor_reads, "STAGED_RUNS", 2)
+    # Plenty free: whole runs; staging stays within 1/16 of what is free.
+    assert _tensor_reads.run_bytes_for(80 << 30) == 1 << 30
+    assert _tensor_reads.run_bytes_for(None) == 1 << 30
+    assert _tensor_reads.run_bytes_for(8 << 30) == 256 << 20
+    # Never below the smallest run, however little is free.
+    assert _tensor_reads.run_bytes_for(1 << 20) == 64 << 20
+    infos = [TensorInfo("t%d" % i, "U8", (40 << 20,), 40 << 20, i * (40 << 20)) for i in range(8)]
+    sizes = [sum(i.nbytes for i in run) for run in _tensor_reads.runs_of(infos, True, 128 << 20)]
+    assert sizes == [120 << 20, 120 << 20, 80 << 20]
