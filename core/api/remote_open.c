@@ -1,7 +1,8 @@
 /*
  * hipFileRemoteOpen: checks the URL and flags, describes the object as a file without a
  * descriptor (HF_FILE_REMOTE) and registers it like any file, so the remote backend's
- * file_register opens the object and the handle works with every I/O API.
+ * file_register opens the object and the handle works with every I/O API. hipFileRemoteGetSize
+ * asks the backend that opened it for the size it pinned.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +15,8 @@
 #include "api/registry.h"
 #include "base/error.h"
 #include "base/log.h"
+#include "host/backend_call.h"
+#include "host/backends.h"
 #include "services/stats.h"
 
 /* Longer URLs are refused before they reach a log line or a request. */
@@ -121,4 +124,41 @@ HIPFILE_API hipFileError_t hipfileRemoteOpen(const char *url, const char *option
                                              hipFileHandle_t *fh)
 {
     return hipFileRemoteOpen(url, options, flags, fh);
+}
+
+HIPFILE_API hipFileError_t hipFileRemoteGetSize(hipFileHandle_t fh, uint64_t *size_p)
+{
+    if (size_p == NULL) {
+        hf_error("hipFileRemoteGetSize: size_p is NULL");
+        return hf_status(hipFileInvalidValue);
+    }
+    struct hf_file *file = hf_file_acquire(fh);
+    if (file == NULL) {
+        hf_error("hipFileRemoteGetSize: handle %p is not registered", fh);
+        return hf_status(hipFileHandleNotRegistered);
+    }
+    hipFileOpError_t err = hipFileInvalidValue;
+    if (file->info.kind != HF_FILE_REMOTE) {
+        hf_error("hipFileRemoteGetSize: handle %p is not a remote object's (hipFileRemoteOpen)",
+                 fh);
+    } else if (file->info.remote_writable) {
+        hf_error("hipFileRemoteGetSize: %s was opened for writing: its size is what its write "
+                 "makes",
+                 file->info.url);
+    } else {
+        int rc = -EOPNOTSUPP;
+        for (unsigned i = 0; i < HF_MAX_BACKENDS && rc == -EOPNOTSUPP; i++) {
+            struct hf_backend *b = hf_backend_at(i);
+            if (b != NULL && file->backend_ctx[i] != NULL)
+                rc = hf_call_file_size(b, file->backend_ctx[i], size_p);
+        }
+        if (rc == 0)
+            err = hipFileSuccess;
+        else
+            hf_error("hipFileRemoteGetSize: the backend serving %s does not report its size "
+                     "(plugin ABI minor 9)",
+                     file->info.url);
+    }
+    hf_file_release(file);
+    return hf_status(err);
 }

@@ -46,6 +46,15 @@ static ssize_t default_transfer(void *backend, const struct hf_io_request *req)
     return -EOPNOTSUPP;
 }
 
+/* A backend without file_size knows no file's size beyond what the core does. */
+static int default_file_size(void *backend, void *file_ctx, uint64_t *size_p)
+{
+    (void)backend;
+    (void)file_ctx;
+    (void)size_p;
+    return -EOPNOTSUPP;
+}
+
 /* Receives the struct hf_backend (submit_many_arg), since it serves through that backend's ops. */
 static void default_submit_many(void *backend, const struct hf_io_request *const *reqs, unsigned n,
                                 ssize_t *results)
@@ -94,6 +103,7 @@ void hf_call_complete(struct hf_backend *b, const struct hf_backend_ops *ops, ui
         .settings = minor >= 5 ? ops->settings : NULL,
         .setting_count = minor >= 5 && ops->settings != NULL ? ops->setting_count : 0,
         .transfer = has_transfer ? ops->transfer : NULL,
+        .file_size = OPS_HAS(ops, minor, 9, file_size) ? ops->file_size : default_file_size,
     };
     /* Nothing to prepare: every GPU the bookkeeping tracks counts as done. */
     if (!OPS_HAS(ops, minor, 4, stream_prepare))
@@ -136,6 +146,11 @@ int hf_call_buf_register(struct hf_backend *b, const struct hf_buf_info *buf, vo
 void hf_call_buf_deregister(struct hf_backend *b, void *ctx)
 {
     b->complete.buf_deregister(b->state, ctx);
+}
+
+int hf_call_file_size(struct hf_backend *b, void *ctx, uint64_t *size_p)
+{
+    return b->complete.file_size(b->state, ctx, size_p);
 }
 
 int hf_call_stream_prepare(struct hf_backend *b, int device)

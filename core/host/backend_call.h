@@ -37,6 +37,8 @@ void hf_call_file_deregister(struct hf_backend *b, void *ctx);
 int hf_call_buf_register(struct hf_backend *b, const struct hf_buf_info *buf, void **ctx_p);
 /** buf_deregister: release what buf_register kept in @p ctx. */
 void hf_call_buf_deregister(struct hf_backend *b, void *ctx);
+/** file_size: the size of the file @p ctx stands for, or -EOPNOTSUPP where the backend lacks it. */
+int hf_call_file_size(struct hf_backend *b, void *ctx, uint64_t *size_p);
 /** stream_prepare: get ready for stream-ordered requests on GPU @p device. 0 or -errno. */
 int hf_call_stream_prepare(struct hf_backend *b, int device);
 

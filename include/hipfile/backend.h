@@ -36,7 +36,7 @@ extern "C" {
 /** ABI major implemented by this header; also the suffix of the entry symbol. */
 #define HF_BACKEND_ABI_MAJOR 1u
 /** ABI minor implemented by this header. */
-#define HF_BACKEND_ABI_MINOR 8u
+#define HF_BACKEND_ABI_MINOR 9u
 /** Name of the one symbol a plugin exports. */
 #define HF_BACKEND_ENTRY_SYMBOL "hf_backend_entry_v1"
 
@@ -435,6 +435,13 @@ struct hf_backend_ops {
      * and never calls read or write.
      */
     ssize_t (*transfer)(void *backend, const struct hf_io_request *req);
+    /**
+     * Optional, since ABI minor 9: the size in bytes of the file that @p file_ctx (a context this
+     * backend's file_register made) stands for, where the backend knows it and the core cannot
+     * (a remote object's size, pinned when it was opened). Returns 0 with *size_p set, or
+     * -errno: -EOPNOTSUPP when the backend does not know it for this file.
+     */
+    int (*file_size)(void *backend, void *file_ctx, uint64_t *size_p);
 };
 
 /**

@@ -37,6 +37,15 @@ hipFileError_t hipFileRemoteOpen(const char *url, const char *options, int flags
                                  hipFileHandle_t *fh);
 
 /**
+ * The size in bytes of the object @p fh stands for, as its open found it: the Content-Length that
+ * hipFileRemoteOpen pinned with the ETag, so the size of what reads serve. Returns hipFileSuccess
+ * with *size_p set; hipFileInvalidValue for a NULL @p size_p, a handle that is not a remote
+ * object's, or one opened for writing (its size is what its one write makes);
+ * hipFileHandleNotRegistered for an unknown @p fh.
+ */
+hipFileError_t hipFileRemoteGetSize(hipFileHandle_t fh, uint64_t *size_p);
+
+/**
  * Copy @p text to @p out with every URL in it redacted: the userinfo of "scheme://user:pass@host"
  * becomes "***@", and the value of each query or fragment parameter that signs the request or
  * carries a credential becomes "***" (names matched without regard to case: sig, key, apikey,

@@ -134,6 +134,7 @@ static int remote_file_register(void *backend, const struct hf_file_info *file, 
     if (obj == NULL)
         return -ENOMEM;
     remote_settings_read(host, &obj->set);
+    obj->writable = file->remote_writable;
     char s3_options[1024];
     int rc = remote_settings_apply_options(host, file->remote_options, &obj->set,
                                            http ? NULL : s3_options, sizeof(s3_options));
@@ -161,6 +162,17 @@ static void remote_file_deregister(void *backend, void *ctx)
 {
     (void)backend;
     object_free(ctx);
+}
+
+/* A readable object's size is the Content-Length its open pinned; a written one has none yet. */
+static int remote_file_size(void *backend, void *ctx, uint64_t *size_p)
+{
+    (void)backend;
+    const struct remote_object *obj = ctx;
+    if (obj == NULL || obj->writable)
+        return -EOPNOTSUPP;
+    *size_p = obj->size;
+    return 0;
 }
 
 /* The manifest routes only remote objects here, and no other backend takes them. */
@@ -212,6 +224,7 @@ static const struct hf_backend_ops remote_ops = {
     .probe = remote_probe,
     .file_register = remote_file_register,
     .file_deregister = remote_file_deregister,
+    .file_size = remote_file_size,
     .score = remote_score,
     .read = remote_transfer_read,
     .write = remote_transfer_write,

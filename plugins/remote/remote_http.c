@@ -322,6 +322,69 @@ static int head_once(const struct hf_host_api *host, struct remote_session *sess
     return remote_http_errno(ans, 200);
 }
 
+/* Most body bytes the one-byte GET below takes: its byte, or an error's text. More (a server that
+ * ignores Range and sends the whole object) ends the transfer, its headers already in. */
+#define PROBE_BODY_MAX (64 * 1024)
+
+static size_t probe_receive(char *data, size_t size, size_t nmemb, void *userdata)
+{
+    (void)data;
+    size_t *got = userdata;
+    *got += size * nmemb;
+    return *got <= PROBE_BODY_MAX ? size * nmemb : 0;
+}
+
+/*
+ * The size and ETag of an object whose server refuses HEAD: a presigned URL signs its method, so
+ * S3 answers 403 to a HEAD of a URL presigned for GET, and some servers answer 405. A GET of the
+ * first byte gives both: the total after the slash of "Content-Range: bytes 0-0/SIZE" (206), or
+ * of the 416 an empty object gets, or the whole length of a 200 from a server ignoring Range.
+ */
+static int probe_once(const struct hf_host_api *host, struct remote_session *session,
+                      struct remote_object *obj, struct remote_answer *ans, uint64_t *size_p)
+{
+    CURL *easy = remote_session_easy(session, 0);
+    if (easy == NULL)
+        return -ENOMEM;
+    struct curl_slist *headers = NULL;
+    int rc = remote_http_prepare(host, easy, obj, "GET", ans, &headers);
+    if (rc != 0) {
+        curl_slist_free_all(headers);
+        return rc;
+    }
+    size_t got = 0;
+    curl_easy_setopt(easy, CURLOPT_RANGE, "0-0");
+    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, probe_receive);
+    curl_easy_setopt(easy, CURLOPT_WRITEDATA, &got);
+    ans->curl_rc = remote_session_perform(session, easy);
+    curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &ans->status);
+    curl_slist_free_all(headers);
+    curl_easy_setopt(easy, CURLOPT_RANGE, NULL);
+    uint64_t first, last, total;
+    if (ans->status == 206 && ans->curl_rc == CURLE_OK &&
+        sscanf(ans->content_range, "bytes %" SCNu64 "-%" SCNu64 "/%" SCNu64, &first, &last,
+               &total) == 3) {
+        *size_p = total;
+        return 0;
+    }
+    if (ans->status == 416 && sscanf(ans->content_range, "bytes */%" SCNu64, &total) == 1) {
+        *size_p = total;
+        return 0;
+    }
+    if (ans->status == 200 && ans->content_length >= 0) {
+        *size_p = (uint64_t)ans->content_length;
+        return 0;
+    }
+    rc = remote_http_errno(ans, 206);
+    return rc != 0 ? rc : -EPROTO;
+}
+
+/* Whether a failed HEAD of @p obj may be a server refusing the method, to be asked by GET. */
+static bool head_refused(const struct remote_object *obj, const struct remote_answer *ans)
+{
+    return !obj->s3 && ans->curl_rc == CURLE_OK && (ans->status == 403 || ans->status == 405);
+}
+
 int remote_http_head(struct remote *rb, struct remote_object *obj)
 {
     const struct hf_host_api *host = rb->host;
@@ -340,6 +403,27 @@ int remote_http_head(struct remote *rb, struct remote_object *obj)
         host->log(host, HF_LOG_WARN, "HEAD %s: %s (request id %s); retry %u of %u in %u ms",
                   obj->url, why, remote_request_id(&ans), attempt + 1, obj->set.retries, wait_ms);
         remote_sleep_ms(wait_ms);
+    }
+    if (rc != 0 && head_refused(obj, &ans)) {
+        uint64_t size = 0;
+        remote_http_describe(&ans, why, sizeof(why));
+        host->log(host, HF_LOG_DEBUG, "HEAD %s: %s; asking for its first byte instead", obj->url,
+                  why);
+        rc = probe_once(host, session, obj, &ans, &size);
+        remote_pool_give(rb->pool, session);
+        if (rc != 0) {
+            remote_http_describe(&ans, why, sizeof(why));
+            host->log(host, HF_LOG_ERROR,
+                      "%s refuses HEAD, and a GET of its first byte failed too: %s (request id "
+                      "%s): %s",
+                      obj->url, why, remote_request_id(&ans), strerror(-rc));
+            return rc;
+        }
+        obj->size = size;
+        memcpy(obj->etag, ans.etag, sizeof(obj->etag));
+        host->log(host, HF_LOG_DEBUG, "opened %s by a one-byte GET: %" PRIu64 " bytes, ETag %s",
+                  obj->url, obj->size, obj->etag[0] != '\0' ? obj->etag : "(none)");
+        return 0;
     }
     remote_pool_give(rb->pool, session);
     if (rc != 0) {

@@ -107,6 +107,7 @@ struct remote_object {
     struct s3_settings s3_set;  /**< region, endpoint, addressing (S3 only) */
     struct s3_credentials cred; /**< the signing keys (S3 only) */
     struct s3_location loc;     /**< bucket and key (S3 only) */
+    bool writable;              /**< opened for writing: its size is what gets written */
     atomic_bool written;        /**< a write handle's one write has started */
     struct remote_settings set; /**< this object's settings */
     uint64_t size;              /**< Content-Length at open */

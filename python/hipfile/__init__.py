@@ -18,6 +18,7 @@ from ._errors import CODES, HipFileError, error_string
 from ._file import File, IOFuture, num_threads, set_num_threads
 from ._memory import memory_deregister, memory_register
 from ._mmap import Mmap
+from ._remote_file import RemoteFile
 from ._page_cache import (clear_page_cache, drop_file_page_cache, drop_system_page_cache,
                           get_page_cache_info)
 from ._stream_io import IOFutureStream
@@ -26,7 +27,7 @@ from . import defaults, safetensors  # usable after a plain "import hipfile"
 #: The package's version, which is the C library's version it was written for.
 __version__ = "0.1.0"
 
-__all__ = ["CODES", "File", "HipFileError", "IOFuture", "IOFutureStream", "Mmap", "clear_page_cache", "defaults",
+__all__ = ["CODES", "File", "HipFileError", "IOFuture", "IOFutureStream", "Mmap", "RemoteFile", "clear_page_cache", "defaults",
            "driver",
            "drop_file_page_cache", "drop_system_page_cache", "error_string",
            "get_page_cache_info", "get_parameter", "library_path", "library_version",

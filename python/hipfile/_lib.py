@@ -148,6 +148,7 @@ def _declare(lib):
         "hipFileHandleDeregister": (None, [c.c_void_p]),
         "hipFileRemoteOpen": (ErrorStruct, [c.c_char_p, c.c_char_p, c.c_int,
                                             c.POINTER(c.c_void_p)]),
+        "hipFileRemoteGetSize": (ErrorStruct, [c.c_void_p, c.POINTER(c.c_uint64)]),
         "hipFileBufRegister": (ErrorStruct, [c.c_void_p, size_t, c.c_int]),
         "hipFileBufDeregister": (ErrorStruct, [c.c_void_p]),
         "hipFileRead": (ssize_t, [c.c_void_p, c.c_void_p, size_t, off_t, off_t]),

@@ -101,3 +101,74 @@ def test_url_secrets_stay_out_of_exceptions_and_logs(nginx, capfd):
     out, err = capfd.readouterr()
     assert MARK not in out and MARK not in err
     assert "***@" in err
+
+
+# hipfile.RemoteFile, KvikIO's interface to remote objects.
+def test_remote_file_over_http(nginx):
+    root, base = nginx
+    data = put(root, "py-remote.bin", 500_009, 4)
+    url = base + "/py-remote.bin"
+    with hipfile.RemoteFile.open_http(url) as f:
+        assert f.nbytes() == 500_009
+        out = np.zeros(500_009, dtype=np.uint8)
+        assert f.read(out) == 500_009 and np.array_equal(out, data)
+        part = np.zeros(1000, dtype=np.uint8)
+        assert f.pread(part, 1000, 499_500).get() == 509
+        assert np.array_equal(part[:509], data[499_500:])
+    assert f.closed
+    # A presigned URL is read as it is; the size given is checked, never trusted.
+    with hipfile.RemoteFile.open_s3_presigned_url(url, nbytes=500_009) as f:
+        assert f.nbytes() == 500_009
+    with pytest.raises(ValueError, match="nbytes=7, but .* has 500009 bytes"):
+        hipfile.RemoteFile.open_http(url, nbytes=7)
+    with pytest.raises(ValueError, match="not an http"):
+        hipfile.RemoteFile.open_http("s3://bucket/key")
+    with pytest.raises(hipfile.HipFileError):
+        hipfile.RemoteFile.open_http(base + "/py-no-such-remote-object")
+
+
+def test_s3_urls_name_bucket_key_and_endpoint():
+    from hipfile._remote_file import _s3_from_url
+    assert _s3_from_url("s3://b/k/x") == ("s3://b/k/x", None)
+    assert _s3_from_url("https://my.bucket.s3.eu-west-1.amazonaws.com/a/b.bin") == \
+        ("s3://my.bucket/a/b.bin", {"region": "eu-west-1"})
+    assert _s3_from_url("https://bkt.s3.amazonaws.com/k") == ("s3://bkt/k", None)
+    assert _s3_from_url("https://s3.us-east-2.amazonaws.com/bkt/k") == \
+        ("s3://bkt/k", {"region": "us-east-2"})
+    assert _s3_from_url("http://127.0.0.1:9000/bkt/dir/k") == \
+        ("s3://bkt/dir/k", {"endpoint": "http://127.0.0.1:9000", "path_style": True})
+    for bad in ("https://bkt.s3.amazonaws.com/", "http://host/bucket-only", "ftp://x/y/z",
+                "https://bkt.s3.amazonaws.com/k?X-Amz-Signature=1"):
+        with pytest.raises(ValueError):
+            _s3_from_url(bad)
+
+
+@pytest.fixture
+def s3rver(monkeypatch):
+    base = os.environ.get("HIPFILE_TEST_S3RVER_DIR")
+    files = [os.path.join(base, name) for name in ("endpoint", "bucket")] if base else []
+    if not files or not all(os.path.exists(path) for path in files):
+        pytest.skip("no s3rver running (the remote.s3rver.start fixture says how to install it)")
+    endpoint, bucket = (open(path).read().split()[0] for path in files)
+    # s3rver's built-in account, as the C suites use it.
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "S3RVER")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "S3RVER")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    monkeypatch.setenv("AWS_ENDPOINT_URL", endpoint)
+    monkeypatch.delenv("AWS_SESSION_TOKEN", raising=False)
+    monkeypatch.delenv("AWS_PROFILE", raising=False)
+    return endpoint, bucket
+
+
+def test_remote_file_over_s3(s3rver):
+    endpoint, bucket = s3rver
+    data = np.random.default_rng(5).integers(0, 256, 300_001, dtype=np.uint8)
+    with hipfile.File("s3://%s/py/remote-file.bin" % bucket, "w") as f:
+        assert f.write(data) == data.size
+    for opened in (hipfile.RemoteFile.open_s3(bucket, "py/remote-file.bin"),
+                   hipfile.RemoteFile.open_s3_url("s3://%s/py/remote-file.bin" % bucket),
+                   hipfile.RemoteFile.open_s3_url("%s/%s/py/remote-file.bin" % (endpoint, bucket))):
+        with opened as f:
+            assert f.nbytes() == data.size
+            out = np.zeros(data.size, dtype=np.uint8)
+            assert f.read(out) == data.size and np.array_equal(out, data)

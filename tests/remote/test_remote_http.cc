@@ -9,6 +9,7 @@
 
 #include <cstdlib>
 #include <ctime>
+#include <fcntl.h>
 #include <fstream>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -95,6 +96,34 @@ TEST_F(RemoteHttp, ReadPastEndIsShortAndAtEndIsZero)
     void *dev = DeviceBuffer(4096);
     EXPECT_EQ(hipFileRead(fh, dev, 4096, (hoff_t)size, 0), 0);
     EXPECT_EQ(hipFileRead(fh, dev, 4096, (hoff_t)size + 5000, 0), 0);
+}
+
+TEST_F(RemoteHttp, SizeIsWhatTheOpenFound)
+{
+    PutObject(name_, 100003, 15);
+    hipFileHandle_t fh = OpenOk(Url(name_), kManyPieces);
+    uint64_t size = 0;
+    ASSERT_EQ(hipFileRemoteGetSize(fh, &size).err, hipFileSuccess);
+    EXPECT_EQ(size, 100003u);
+    /* The object changing after the open does not change what the handle stands for. */
+    PutObject(name_, 5, 16);
+    ASSERT_EQ(hipFileRemoteGetSize(fh, &size).err, hipFileSuccess);
+    EXPECT_EQ(size, 100003u);
+    EXPECT_EQ(hipFileRemoteGetSize(fh, nullptr).err, hipFileInvalidValue);
+    int not_a_handle = 0;
+    EXPECT_EQ(hipFileRemoteGetSize(&not_a_handle, &size).err, hipFileHandleNotRegistered);
+    /* A file on disk is not a remote object. */
+    std::string path = root_ + "/" + name_;
+    int fd = open(path.c_str(), O_RDONLY);
+    ASSERT_GE(fd, 0);
+    hipFileDescr_t descr = {};
+    descr.type = hipFileHandleTypeOpaqueFD;
+    descr.handle.fd = fd;
+    hipFileHandle_t local = nullptr;
+    ASSERT_EQ(hipFileHandleRegister(&local, &descr).err, hipFileSuccess);
+    EXPECT_EQ(hipFileRemoteGetSize(local, &size).err, hipFileInvalidValue);
+    hipFileHandleDeregister(local);
+    close(fd);
 }
 
 TEST_F(RemoteHttp, ReadIntoPinnedHostMemoryIsByteExact)

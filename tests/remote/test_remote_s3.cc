@@ -91,6 +91,17 @@ TEST_F(RemoteS3, SmallObjectIsOnePutAndReadsBackByteExact)
     CheckObject(key_, size, 41);
 }
 
+TEST_F(RemoteS3, SizeOfAReadHandleNotOfAWriteHandle)
+{
+    ASSERT_EQ(WriteObject(key_, 70001, 43), 70001);
+    hipFileHandle_t fh = OpenOk(S3Url(key_), options_.c_str());
+    uint64_t size = 0;
+    ASSERT_EQ(hipFileRemoteGetSize(fh, &size).err, hipFileSuccess);
+    EXPECT_EQ(size, 70001u);
+    hipFileHandle_t out = OpenForWriting();
+    EXPECT_EQ(hipFileRemoteGetSize(out, &size).err, hipFileInvalidValue);
+}
+
 TEST_F(RemoteS3, LargeObjectIsAMultipartUploadAndReadsBackByteExact)
 {
     const size_t size = 11 * 1024 * 1024 + 3; /* three parts of 5 MiB, the last short */

@@ -93,7 +93,8 @@ TEST_P(RemoteSecretsOpen, Fails)
 INSTANTIATE_TEST_SUITE_P(
     Paths, RemoteSecretsOpen,
     ::testing::Values(OpenFailure{"HeadServerError", "obj", "fail_head=500", hipFileDriverError},
-                      OpenFailure{"HeadDenied", "obj", "fail_head=403", hipFilePermissionDenied},
+                      OpenFailure{"HeadDenied", "obj", "fail_head=403&fail=403&times=9",
+                                  hipFilePermissionDenied},
                       OpenFailure{"MissingObject", "nothing", "", hipFileInvalidValue},
                       OpenFailure{"UnknownLength", "obj", "no_length=1", hipFileDriverError},
                       OpenFailure{"Redirect", "obj", "redirect=1", hipFileDriverError}),

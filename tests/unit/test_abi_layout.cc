@@ -379,7 +379,7 @@ PIN_VALUE(HIPFILE_STREAM_FLAGS_MASK, 0xf);
 
 PIN_VALUE(HF_BACKEND_MAGIC, 0x48464245u);
 PIN_VALUE(HF_BACKEND_ABI_MAJOR, 1u);
-static_assert(HF_BACKEND_ABI_MINOR == 8u,
+static_assert(HF_BACKEND_ABI_MINOR == 9u,
               "the plugin ABI minor changed: update the size pins below for the new minor");
 PIN_VALUE(HF_EGPU, 4096);
 
@@ -509,7 +509,7 @@ PIN_OFFSET(struct hf_host_api, parallel_run, 64);   // minor 1
 PIN_OFFSET(struct hf_host_api, parallel_width, 72); // minor 1
 PIN_OFFSET(struct hf_host_api, core_limits, 80);    // minor 5
 
-PIN_SIZE(struct hf_backend_ops, 152);
+PIN_SIZE(struct hf_backend_ops, 160);
 PIN_OFFSET(struct hf_backend_ops, magic, 0);
 PIN_OFFSET(struct hf_backend_ops, abi_major, 4);
 PIN_OFFSET(struct hf_backend_ops, abi_minor, 8);
@@ -531,6 +531,7 @@ PIN_OFFSET(struct hf_backend_ops, stream_prepare, 120);
 PIN_OFFSET(struct hf_backend_ops, settings, 128);      // minor 5
 PIN_OFFSET(struct hf_backend_ops, setting_count, 136); // minor 5
 PIN_OFFSET(struct hf_backend_ops, transfer, 144);      // minor 7
+PIN_OFFSET(struct hf_backend_ops, file_size, 152);     // minor 9
 
 PIN_SIZE(struct hf_core_limits, 48);
 PIN_OFFSET(struct hf_core_limits, struct_size, 0);

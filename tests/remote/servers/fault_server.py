@@ -140,7 +140,11 @@ class Handler(BaseHTTPRequestHandler):
         if partial:
             first, last = int(rng.group(1)), min(int(rng.group(2)), len(data) - 1)
             if first >= len(data):
-                self._plain(416, "range not satisfiable\n")
+                # As S3 answers: the object's size after the slash.
+                self.send_response(416)
+                self.send_header("Content-Range", "bytes */%d" % len(data))
+                self.send_header("Content-Length", "0")
+                self.end_headers()
                 return
         body = data[first:last + 1]
         self.send_response(206 if partial else 200)
