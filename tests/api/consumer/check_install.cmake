@@ -191,6 +191,25 @@ if(STEP STREQUAL "install")
   hf_installed_path(_moved_bindir ${_moved} "${_destdir}" ${BINDIR})
   hf_check_finds_its_tree(moved ${_moved_bindir} ${_moved_libdir} ${_moved_confdir})
 
+  # The Python package installed with the library finds that library, and through it the config,
+  # plugins and host runtime installed beside it, with nothing set but its directory on the path
+  # (Debian's python3 searches <prefix>/lib/python3/dist-packages itself for /usr and /usr/local).
+  if(DEFINED PYTHONDIR AND NOT IS_ABSOLUTE "${PYTHONDIR}" AND EXISTS /usr/bin/python3)
+    set(_py_check "import os, hipfile\n\
+lib = os.path.realpath(hipfile.library_path())\n\
+assert lib.startswith(os.path.realpath('${_tree}')), lib\n\
+data = os.urandom(1 << 20)\n\
+path = '${WORK_DIR}/py-roundtrip.bin'\n\
+with hipfile.File(path, 'w+') as f:\n\
+    assert f.write(data) == len(data)\n\
+    back = bytearray(len(data))\n\
+    assert f.read(back) == len(data) and bytes(back) == data\n\
+print('python package from the installed tree:', lib)\n")
+    hf_run(${_clean_env} PYTHONPATH=${_tree}/${PYTHONDIR} HIPFILE_GPU_RUNTIME=host
+           /usr/bin/python3 -c "${_py_check}")
+    message(STATUS "${hf_run_output}")
+  endif()
+
   # Without its config file the tree runs on the built-in defaults, and the info line that says so
   # shows at the level the load itself sets (here HIPFILE_LOG_LEVEL=info).
   if(NOT _absolute AND NOT EXISTS /etc/hipfile.conf)
