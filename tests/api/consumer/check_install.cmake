@@ -193,7 +193,7 @@ if(STEP STREQUAL "install")
 
   # The Python package installed with the library finds that library, and through it the config,
   # plugins and host runtime installed beside it, with nothing set but its directory on the path
-  # (Debian's python3 searches <prefix>/lib/python3/dist-packages itself for /usr and /usr/local).
+  # (for the configured prefix, python/CMakeLists.txt picks a directory python3 searches itself).
   if(DEFINED PYTHONDIR AND NOT IS_ABSOLUTE "${PYTHONDIR}" AND EXISTS /usr/bin/python3)
     set(_py_check "import os, hipfile\n\
 lib = os.path.realpath(hipfile.library_path())\n\
