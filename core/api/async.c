@@ -398,7 +398,7 @@ static hipFileError_t run_in_caller(const struct hf_gpu_runtime *rt, struct asyn
         hf_io_run(op->op, op->fh, op->buffer_base, size,
                   op->file_offset_p != NULL ? *op->file_offset_p : op->file_offset,
                   op->buffer_offset_p != NULL ? *op->buffer_offset_p : op->buffer_offset, op->what);
-    *op->bytes_p = result == -1 ? -errno : result;
+    *op->bytes_p = hf_io_event_result(result);
     return hf_status(hipFileSuccess);
 }
 

@@ -264,12 +264,6 @@ static void entry_finish_locked(struct batch *b, unsigned slot, hipFileStatus_t 
     pthread_cond_broadcast(&b->changed);
 }
 
-/* A public result as a batch event carries it: bytes, or a negative errno or hipFileOpError_t. */
-static ssize_t entry_result(ssize_t r)
-{
-    return r == -1 ? -errno : r;
-}
-
 /* Run @p n (at most HF_IO_GROUP_MAX) entries together (hf_io_serve_group). */
 static void entries_run(const struct entry *runs, unsigned n, ssize_t *results)
 {
@@ -279,7 +273,7 @@ static void entries_run(const struct entry *runs, unsigned n, ssize_t *results)
         const struct entry *e = &runs[i];
         open[i] = hf_io_prepare(&calls[i], e->op, e->fh, e->file, e->base, e->size, e->file_offset,
                                 e->buf_offset, "hipFileBatchIO entry");
-        results[i] = open[i] ? 0 : entry_result(calls[i].rec.result);
+        results[i] = open[i] ? 0 : hf_io_event_result(calls[i].rec.result);
     }
     hf_io_serve_group(calls, open, n, results);
 }

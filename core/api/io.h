@@ -6,6 +6,7 @@
 #ifndef HF_CORE_IO_H
 #define HF_CORE_IO_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -80,6 +81,16 @@ ssize_t hf_io_submit(struct hf_io_call *call);
  * result.
  */
 ssize_t hf_io_finish(struct hf_io_call *call, ssize_t rc, struct hf_backend *served);
+
+/**
+ * A public result as the stream-ordered calls, batch events and
+ * groups carry it: bytes, or a negative errno (for -1, read
+ * from errno right after the call) or negated hipFileOpError_t.
+ */
+static inline ssize_t hf_io_event_result(ssize_t r)
+{
+    return r == -1 ? -errno : r;
+}
 
 /** Count a finished call in the statistics (errno preserved). */
 void hf_io_record(struct hf_io_call *call);

@@ -4,15 +4,7 @@
  */
 #include "api/io_group.h"
 
-#include <errno.h>
-
 #include "host/backend_call.h"
-
-/* A public result as a group reports it: bytes, or a negative errno or hipFileOpError_t. */
-static ssize_t group_result(ssize_t r)
-{
-    return r == -1 ? -errno : r;
-}
 
 void hf_io_serve_group(struct hf_io_call *calls, bool *open, unsigned n, ssize_t *results)
 {
@@ -35,8 +27,8 @@ void hf_io_serve_group(struct hf_io_call *calls, bool *open, unsigned n, ssize_t
         }
         if (count < 2) {
             /* A lone call was ranked only when it shared its group with others. */
-            results[i] = group_result(n > 1 ? hf_io_serve(&calls[i], &chains[i], 0)
-                                            : hf_io_submit(&calls[i]));
+            results[i] = hf_io_event_result(n > 1 ? hf_io_serve(&calls[i], &chains[i], 0)
+                                                  : hf_io_submit(&calls[i]));
             open[i] = false;
             continue;
         }
@@ -46,9 +38,9 @@ void hf_io_serve_group(struct hf_io_call *calls, bool *open, unsigned n, ssize_t
             unsigned j = members[m];
             ssize_t rc = rcs[m];
             if (hf_selector_next(&chains[j], 0, &calls[j].req, &rc))
-                results[j] = group_result(hf_io_serve(&calls[j], &chains[j], 1));
+                results[j] = hf_io_event_result(hf_io_serve(&calls[j], &chains[j], 1));
             else
-                results[j] = group_result(hf_io_finish(&calls[j], rc, b));
+                results[j] = hf_io_event_result(hf_io_finish(&calls[j], rc, b));
             open[j] = false;
         }
     }

@@ -302,26 +302,6 @@ const char *remote_request_id(const struct remote_answer *ans)
     return ans->request_id[0] != '\0' ? ans->request_id : "none";
 }
 
-/* Learn the object's size and ETag (obj->etag is still empty: no If-Match). */
-static int head_once(const struct hf_host_api *host, struct remote_session *session,
-                     struct remote_object *obj, struct remote_answer *ans)
-{
-    CURL *easy = remote_session_easy(session, 0);
-    if (easy == NULL)
-        return -ENOMEM;
-    struct curl_slist *headers = NULL;
-    int rc = remote_http_prepare(host, easy, obj, "HEAD", ans, &headers);
-    if (rc != 0) {
-        curl_slist_free_all(headers);
-        return rc;
-    }
-    curl_easy_setopt(easy, CURLOPT_NOBODY, 1L);
-    ans->curl_rc = remote_session_perform(session, easy);
-    curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &ans->status);
-    curl_slist_free_all(headers);
-    return remote_http_errno(ans, 200);
-}
-
 /* Most body bytes the one-byte GET below takes: its byte, or an error's text. More (a server that
  * ignores Range and sends the whole object) ends the transfer, its headers already in. */
 #define PROBE_BODY_MAX (64 * 1024)
@@ -335,6 +315,44 @@ static size_t probe_receive(char *data, size_t size, size_t nmemb, void *userdat
 }
 
 /*
+ * One exchange that learns about the object (obj->etag is still empty: no If-Match): a HEAD, or
+ * with @p range a GET of those bytes whose body goes to probe_receive. The answer is in *ans.
+ */
+static int ask_once(const struct hf_host_api *host, struct remote_session *session,
+                    struct remote_object *obj, const char *range, struct remote_answer *ans)
+{
+    CURL *easy = remote_session_easy(session, 0);
+    if (easy == NULL)
+        return -ENOMEM;
+    struct curl_slist *headers = NULL;
+    int rc = remote_http_prepare(host, easy, obj, range == NULL ? "HEAD" : "GET", ans, &headers);
+    if (rc != 0) {
+        curl_slist_free_all(headers);
+        return rc;
+    }
+    size_t got = 0;
+    if (range == NULL) {
+        curl_easy_setopt(easy, CURLOPT_NOBODY, 1L);
+    } else {
+        curl_easy_setopt(easy, CURLOPT_RANGE, range);
+        curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, probe_receive);
+        curl_easy_setopt(easy, CURLOPT_WRITEDATA, &got);
+    }
+    ans->curl_rc = remote_session_perform(session, easy);
+    curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &ans->status);
+    curl_slist_free_all(headers);
+    return 0;
+}
+
+/* Learn the object's size and ETag. */
+static int head_once(const struct hf_host_api *host, struct remote_session *session,
+                     struct remote_object *obj, struct remote_answer *ans)
+{
+    int rc = ask_once(host, session, obj, NULL, ans);
+    return rc != 0 ? rc : remote_http_errno(ans, 200);
+}
+
+/*
  * The size and ETag of an object whose server refuses HEAD: a presigned URL signs its method, so
  * S3 answers 403 to a HEAD of a URL presigned for GET, and some servers answer 405. A GET of the
  * first byte gives both: the total after the slash of "Content-Range: bytes 0-0/SIZE" (206), or
@@ -343,23 +361,9 @@ static size_t probe_receive(char *data, size_t size, size_t nmemb, void *userdat
 static int probe_once(const struct hf_host_api *host, struct remote_session *session,
                       struct remote_object *obj, struct remote_answer *ans, uint64_t *size_p)
 {
-    CURL *easy = remote_session_easy(session, 0);
-    if (easy == NULL)
-        return -ENOMEM;
-    struct curl_slist *headers = NULL;
-    int rc = remote_http_prepare(host, easy, obj, "GET", ans, &headers);
-    if (rc != 0) {
-        curl_slist_free_all(headers);
+    int rc = ask_once(host, session, obj, "0-0", ans);
+    if (rc != 0)
         return rc;
-    }
-    size_t got = 0;
-    curl_easy_setopt(easy, CURLOPT_RANGE, "0-0");
-    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, probe_receive);
-    curl_easy_setopt(easy, CURLOPT_WRITEDATA, &got);
-    ans->curl_rc = remote_session_perform(session, easy);
-    curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &ans->status);
-    curl_slist_free_all(headers);
-    curl_easy_setopt(easy, CURLOPT_RANGE, NULL);
     uint64_t first, last, total;
     if (ans->status == 206 && ans->curl_rc == CURLE_OK &&
         sscanf(ans->content_range, "bytes %" SCNu64 "-%" SCNu64 "/%" SCNu64, &first, &last,

@@ -424,11 +424,12 @@ class File:
 
     def _streamed_op(self, function, buf, stream, size, file_offset, dev_offset, writable,
                      operation):
-        _stream_io.stream_handle(stream, operation)
+        # A bad stream is refused before the buffer is taken.
+        raw = _stream_io.stream_handle(stream, operation)
         buffer, size, _ = self._prepare(buf, size, file_offset, dev_offset, None, writable,
                                         operation)
         future = _stream_io.submit(function, self._handle, buffer, size, file_offset,
-                                   dev_offset, stream, operation)
+                                   dev_offset, stream, raw, operation)
         with self._lock:
             # Kept until the stream is past it, so its memory outlives the operation even when
             # the caller drops the future; close() waits for the rest.

@@ -120,10 +120,10 @@ class IOFutureStream:
         return self._done
 
 
-def submit(function, handle, buffer, size, file_offset, dev_offset, stream, operation):
-    """Queue ``function`` (hipFileReadAsync or hipFileWriteAsync) on ``stream`` for ``buffer``
-    (resolved; released by the future once the stream is past it)."""
-    raw = stream_handle(stream, operation)
+def submit(function, handle, buffer, size, file_offset, dev_offset, stream, raw, operation):
+    """Queue ``function`` (hipFileReadAsync or hipFileWriteAsync) on ``stream``, whose handle is
+    ``raw`` (:func:`stream_handle`), for ``buffer`` (resolved; released by the future once the
+    stream is past it)."""
     values = (ctypes.c_size_t(size), ctypes.c_int64(file_offset), ctypes.c_int64(dev_offset),
               ctypes.c_ssize_t(0))
     try:

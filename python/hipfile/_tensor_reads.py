@@ -61,6 +61,13 @@ def run_bytes_for(free_bytes):
     return max(min(RUN_BYTES, fits), min(MIN_RUN_BYTES, RUN_BYTES))
 
 
+def _run_short(path, run, got):
+    """The error for a read of ``run`` that got ``got`` bytes: it names the first tensor cut."""
+    end = run[0].offset + got
+    info = next(i for i in run if i.offset + i.nbytes > end)
+    return short_read(path, info.name, end - info.offset, info.nbytes, info.offset)
+
+
 def runs_of(infos, staged, run_bytes=None):
     """``infos`` (one file's :class:`TensorInfo`, any order) cut into runs read by one call
     each: lists of adjacent tensors, in file order, of at most ``run_bytes`` (default
@@ -118,8 +125,7 @@ class TensorReads:
         done = [(info, self._allocator.empty(info.name, info.dtype, info.shape)) for info in run]
         got = source.readv([target for _, target in done], start)
         if got != nbytes:
-            info = next(i for i in run if i.offset + i.nbytes > start + got)
-            raise short_read(path, info.name, start + got - info.offset, info.nbytes, info.offset)
+            raise _run_short(path, run, got)
         return done
 
     def _staged(self, source, path, run):
@@ -130,9 +136,7 @@ class TensorReads:
             staging = allocator.staging(nbytes)
             got = source.read(staging, nbytes, start)
             if got != nbytes:
-                info = next(i for i in run if i.offset + i.nbytes > start + got)
-                raise short_read(path, info.name, start + got - info.offset, info.nbytes,
-                                 info.offset)
+                raise _run_short(path, run, got)
             done = []
             for info in run:
                 target = allocator.empty(info.name, info.dtype, info.shape)
