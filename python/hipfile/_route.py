@@ -3,13 +3,18 @@
 ``transformers``, ``diffusers``, ``accelerate`` and others import ``safe_open`` (and
 ``safetensors.torch.load_file``) from the ``safetensors`` package into their own modules and call
 them by that name. :func:`route` swaps those names, wherever a loaded module holds them, for this
-package's equivalents, and puts the originals back when the block ends.
+package's equivalents, and puts the originals back when the block ends. With a device, the steps
+of ``transformers``' ``from_pretrained`` that read and place the weights are swapped too
+(``_route_transformers.py``).
 """
 
 import contextlib
 import sys
 import threading
 import types
+import weakref
+
+from . import _route_transformers
 
 _lock = threading.Lock()
 
@@ -38,17 +43,53 @@ def _targets(device):
             (safetensors.torch.load_file, load_file_on_device)]
 
 
-def _holders(modules, wanted):
+# What the last full scan of each module found: id(module) -> (weak reference to the module, its
+# number of globals then, the names that held a wanted value), for the set of wanted ids in
+# _scans_for. A process with torch and transformers loaded has some 4,000 modules and 160,000
+# globals, a scan of 50 ms on a server core, paid at every route() otherwise. A module whose
+# globals grew or shrank is scanned again; one that rebinds an existing global to a reader
+# after its first scan is not seen, which leaves its loads unrouted, not wrong.
+_scans = {}
+_scans_for = None
+
+
+def _names_holding(module, ids, remember):
+    """The names of ``module``'s globals whose values' ids are in ``ids``, from what the last
+    scan found when ``remember`` and the module's globals still number the same."""
+    global _scans_for
+    namespace = module.__dict__
+    if remember:
+        if _scans_for != ids:
+            _scans.clear()
+            _scans_for = ids
+        seen = _scans.get(id(module))
+        if seen is not None and seen[1] == len(namespace) and seen[0]() is module:
+            return seen[2]
+    names = ()
+    # sys.modules may hold objects that are not modules (Cython's cython.parallel); this
+    # package's own modules hold the readers on purpose.
+    module_name = getattr(module, "__name__", None)
+    if isinstance(module_name, str) and not module_name.startswith("hipfile") and \
+            not ids.isdisjoint(map(id, list(namespace.values()))):
+        # The ids are taken in one pass at C speed; only a module that holds one is walked.
+        names = tuple(name for name, value in list(namespace.items()) if id(value) in ids)
+    if remember:
+        _scans[id(module)] = (weakref.ref(module), len(namespace), names)
+    return names
+
+
+def _holders(modules, wanted, remember=False):
     """``(module, name, value)`` for every global of ``modules`` (hipfile's own left out) whose
-    value's id is a key of ``wanted``."""
+    value's id is a key of ``wanted``. ``remember`` keeps what each module held for the next
+    call with the same keys."""
     found = []
+    ids = frozenset(wanted)
     for module in modules:
-        # sys.modules may hold objects that are not modules (Cython's cython.parallel).
-        module_name = getattr(module, "__name__", None)
-        if not isinstance(module, types.ModuleType) or not isinstance(module_name, str) or \
-                module_name.startswith("hipfile"):
+        if not isinstance(module, types.ModuleType):
             continue
-        for name, value in list(getattr(module, "__dict__", {}).items()):
+        namespace = module.__dict__
+        for name in _names_holding(module, ids, remember):
+            value = namespace.get(name)
             if id(value) in wanted and wanted[id(value)] is not value:
                 found.append((module, name, value))
     return found
@@ -65,11 +106,19 @@ def route(modules=None, device=None):
     so that a load after the block reads as it would have without it. ``device`` (``"cuda:0"``), when given,
     is where every tensor is read to, whatever device the caller names: ``from_pretrained`` opens
     its shards for the CPU and moves each tensor to the GPU afterwards, and reading straight into
-    the GPU saves that copy (the move of a tensor already there does nothing). Needs the
+    the GPU saves that copy (the move of a tensor already there does nothing). With a GPU
+    ``device`` and ``transformers`` imported, a ``from_pretrained`` whose ``device_map`` names
+    that device and that is not quantized reads every shard at once while the model is built,
+    and sets the tensors read into the model in place of ``transformers``' per-tensor loading
+    when the checkpoint maps one to one onto the model (``_route_transformers.py``); any other
+    load runs ``transformers``' loader, reading through this package. Needs the
     ``safetensors`` package, whose interface is the one being replaced; raises ``ImportError``
     without it. Not reentrant across threads: the names are module globals.
     """
     pairs = _targets(device)
+    door = _route_transformers.open_door(device)
+    if door is not None:
+        pairs += door.pairs()
     if modules is None:
         chosen = list(sys.modules.values())
     else:
@@ -78,7 +127,7 @@ def route(modules=None, device=None):
     with _lock:
         before = {id(module) for module in list(sys.modules.values())}
         to = {id(original): replacement for original, replacement in pairs}
-        for module, name, original in _holders(chosen, to):
+        for module, name, original in _holders(chosen, to, remember=True):
             setattr(module, name, to[id(original)])
             swapped.append((module, name, original))
     try:
@@ -94,3 +143,5 @@ def route(modules=None, device=None):
             imported = [m for m in list(sys.modules.values()) if id(m) not in before]
             for module, name, value in _holders(imported, back):
                 setattr(module, name, back[id(value)])
+        if door is not None:
+            door.close()

@@ -137,11 +137,9 @@ class TensorReads:
             got = source.read(staging, nbytes, start)
             if got != nbytes:
                 raise _run_short(path, run, got)
-            done = []
-            for info in run:
-                target = allocator.empty(info.name, info.dtype, info.shape)
-                allocator.copy_bytes(target, staging, info.offset - start, info.nbytes)
-                done.append((info, target))
+            done = [(info, allocator.empty(info.name, info.dtype, info.shape)) for info in run]
+            allocator.copy_run([target for _, target in done], staging,
+                               [info.nbytes for info in run])
             # The copies end before the staging buffer can be handed to another read, and
             # before the tensors are handed to a caller on any stream.
             allocator.settle()

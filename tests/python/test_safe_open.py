@@ -229,7 +229,18 @@ def test_route_swaps_the_safetensors_readers_a_module_imported_and_restores_them
             assert lazy.safe_open() == "theirs" and lazy.reader() == "theirs", device
             assert lazy.load_file() == "theirs" and package.safe_open() == "theirs", device
             assert mine.safe_open is st.safe_open
+        # route() remembers what each module held; a module that takes a reader after it was
+        # scanned (its globals grew) is scanned again.
+        late = types.ModuleType("fake_late_module")
+        sys.modules["fake_late_module"] = late
+        with st.route():
+            pass
+        late.safe_open = package.safe_open
+        with st.route():
+            assert late.safe_open is st.safe_open
+        assert late.safe_open() == "theirs"
     finally:
+        sys.modules.pop("fake_late_module", None)
         sys.modules.pop("fake_lazy_module", None)
         sys.modules.pop("fake_user_module", None)
         for name, module in saved.items():
