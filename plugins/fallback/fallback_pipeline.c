@@ -63,6 +63,8 @@ struct pipe {
     _Atomic uint32_t ring_seq; /* bumped whenever piece_limit moves, and at the end */
     atomic_uint ring_sleepers; /* readers asleep on ring_seq */
     atomic_uint readers;       /* tasks reading now (other than the copier) */
+    _Atomic uint32_t read_seq; /* bumped whenever a piece has been read */
+    atomic_bool copier_asleep; /* the copier sleeps on read_seq */
     atomic_size_t short_pos;   /* lowest position where the bytes stop; SIZE_MAX */
     pthread_mutex_t lock;      /* orders the short record's writers */
     ssize_t short_error;       /* -errno when the bytes stop on a failure */
@@ -175,6 +177,9 @@ static void pipe_read_piece(struct pipe *p, size_t index)
     size_t block = index / p->pieces_per_block;
     uint64_t bit = (uint64_t)1 << (index % p->pieces_per_block);
     atomic_fetch_or_explicit(&p->read_mask[block % p->ring_blocks], bit, memory_order_release);
+    atomic_fetch_add_explicit(&p->read_seq, 1, memory_order_seq_cst);
+    if (atomic_load_explicit(&p->copier_asleep, memory_order_seq_cst))
+        syscall(SYS_futex, &p->read_seq, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
 static void pipe_copier(struct pipe *p);
@@ -329,8 +334,33 @@ static inline bool pipe_recycle_oldest(struct pipe *p, size_t k, size_t blocks_p
     return true;
 }
 
+/*
+ * The copier waits for block @p k to be read (before @p end): it polls briefly, then sleeps until
+ * a reader reports a piece (a piece is only waited for when a reader holds it: the copier reads
+ * itself when nobody else does). A copier that polled for the whole read took a core from the
+ * readers and from the caller's own threads (a model being built next to the read, several requests
+ * or processes at once); a piece is tens of microseconds, so the wake costs little.
+ */
+static void pipe_copier_wait(struct pipe *p, unsigned *spins_inout, size_t k, size_t end)
+{
+    if (++*spins_inout < PIPE_SPINS) {
+        hfp_cpu_relax();
+        return;
+    }
+    uint32_t seen = atomic_load_explicit(&p->read_seq, memory_order_seq_cst);
+    atomic_store_explicit(&p->copier_asleep, true, memory_order_seq_cst);
+    /* Checked again after announcing the sleep: a reader bumps read_seq, then looks. */
+    if (!block_ready(p, k, end) &&
+        atomic_load_explicit(&p->short_pos, memory_order_acquire) == SIZE_MAX) {
+        struct timespec timeout = {.tv_sec = 0, .tv_nsec = 1000000};
+        syscall(SYS_futex, &p->read_seq, FUTEX_WAIT_PRIVATE, seen, &timeout, NULL, 0);
+    }
+    atomic_store_explicit(&p->copier_asleep, false, memory_order_relaxed);
+    *spins_inout = 0;
+}
+
 /* Nothing to queue yet: with few readers, read a piece rather than wait for one. */
-static inline void pipe_copier_idle(struct pipe *p, unsigned *spins_inout)
+static inline void pipe_copier_idle(struct pipe *p, unsigned *spins_inout, size_t k, size_t end)
 {
     size_t index;
     bool blocked;
@@ -340,7 +370,7 @@ static inline void pipe_copier_idle(struct pipe *p, unsigned *spins_inout)
         pipe_read_piece(p, index);
         *spins_inout = 0;
     } else {
-        pipe_pause(spins_inout);
+        pipe_copier_wait(p, spins_inout, k, end);
     }
 }
 
@@ -393,7 +423,7 @@ static void pipe_copier(struct pipe *p)
                 break;
             continue;
         }
-        pipe_copier_idle(p, &spins);
+        pipe_copier_idle(p, &spins, k, end);
     }
     atomic_store_explicit(&p->copier_done, true, memory_order_release);
     pipe_ring_moved(p);
@@ -526,6 +556,8 @@ ssize_t fallback_pipeline_read(struct fallback_io *io, unsigned lanes, int *gpu_
     p->span = p->skew + io->size;
     p->buf_size = hfp_staging_pool_buffer_size(io->pool);
     atomic_init(&p->short_pos, SIZE_MAX);
+    atomic_init(&p->read_seq, 0);
+    atomic_init(&p->copier_asleep, false);
     pthread_mutex_init(&p->lock, NULL);
     if (lanes == 0)
         lanes = 1;
