@@ -2,8 +2,11 @@
  * Streams and events through the CUDA provider. HIP's null stream and hipStreamPerThread have the
  * same handle values as CUDA's legacy and per-thread streams, so handles pass straight through.
  */
+#include <sched.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "cuda_driver.h"
 
@@ -55,9 +58,44 @@ hipError_t hipStreamDestroy(hipStream_t stream)
     CUDA_CALL(hf_cu.StreamDestroy(custream(stream)));
 }
 
+static uint64_t monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Waits the way HIP's default scheduling does on AMD (hipDeviceScheduleAuto, with fewer contexts
+ * than CPUs, yields): the stream is checked with the CPU yielded between checks, and a wait that
+ * lasts past SYNC_YIELD_NS sleeps on a blocking event until the stream's work is done. Under
+ * CUDA's own default cuStreamSynchronize spins a core for the whole wait: eight threads waiting
+ * on stream-ordered reads took eight cores from the threads doing the reads.
+ */
+#define SYNC_YIELD_NS 100000u
+
 hipError_t hipStreamSynchronize(hipStream_t stream)
 {
-    CUDA_CALL(hf_cu.StreamSynchronize(custream(stream)));
+    CUstream s = custream(stream);
+    hipError_t err = hf_cuda_enter();
+    if (err != hipSuccess)
+        return hf_rt_result(err);
+    uint64_t start = monotonic_ns();
+    for (;;) {
+        CUresult rc = hf_cu.StreamQuery(s);
+        if (rc != HF_CUDA_ERROR_NOT_READY)
+            return hf_rt_result(hf_cuda_error(rc));
+        if (monotonic_ns() - start >= SYNC_YIELD_NS)
+            break;
+        sched_yield();
+    }
+    CUevent event;
+    if (hf_cu.EventCreate(&event, hipEventBlockingSync | hipEventDisableTiming) != HF_CUDA_SUCCESS)
+        return hf_rt_result(hf_cuda_error(hf_cu.StreamSynchronize(s)));
+    CUresult rc = hf_cu.EventRecord(event, s);
+    rc = rc == HF_CUDA_SUCCESS ? hf_cu.EventSynchronize(event) : hf_cu.StreamSynchronize(s);
+    hf_cu.EventDestroy(event);
+    return hf_rt_result(hf_cuda_error(rc));
 }
 
 /* hipErrorNotReady is an answer, not a failure: it is not kept as the last error. */

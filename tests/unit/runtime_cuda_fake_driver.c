@@ -103,6 +103,71 @@ EXPORT CUresult cuStreamWaitValue64_v2(void *stream, CUdeviceptr addr, uint64_t 
     return record_wait(8, addr, value, flags);
 }
 
+/**
+ * How hipStreamSynchronize waited. The test sets busy_queries (stream queries answered "not
+ * ready" before query_result), event_create_result and event_sync_result; the rest is counted.
+ */
+EXPORT struct fake_cuda_sync {
+    long busy_queries;
+    CUresult query_result;
+    CUresult event_create_result;
+    CUresult event_sync_result;
+    int queries;
+    unsigned event_flags;
+    int events_created, events_recorded, events_synchronized, events_destroyed;
+    int stream_syncs;
+} fake_cuda_sync;
+
+EXPORT CUresult cuStreamQuery(void *stream)
+{
+    (void)stream;
+    fake_cuda_sync.queries++;
+    if (fake_cuda_sync.busy_queries > 0) {
+        fake_cuda_sync.busy_queries--;
+        return 600; /* CUDA_ERROR_NOT_READY */
+    }
+    return fake_cuda_sync.query_result;
+}
+
+EXPORT CUresult cuStreamSynchronize(void *stream)
+{
+    (void)stream;
+    fake_cuda_sync.stream_syncs++;
+    return OK;
+}
+
+EXPORT CUresult cuEventCreate(void **event, unsigned flags)
+{
+    fake_cuda_sync.event_flags = flags;
+    if (fake_cuda_sync.event_create_result != OK)
+        return fake_cuda_sync.event_create_result;
+    fake_cuda_sync.events_created++;
+    *event = (void *)(uintptr_t)0x7700;
+    return OK;
+}
+
+EXPORT CUresult cuEventRecord(void *event, void *stream)
+{
+    (void)event;
+    (void)stream;
+    fake_cuda_sync.events_recorded++;
+    return OK;
+}
+
+EXPORT CUresult cuEventSynchronize(void *event)
+{
+    (void)event;
+    fake_cuda_sync.events_synchronized++;
+    return fake_cuda_sync.event_sync_result;
+}
+
+EXPORT CUresult cuEventDestroy_v2(void *event)
+{
+    (void)event;
+    fake_cuda_sync.events_destroyed++;
+    return OK;
+}
+
 /* Pointers below 0x10000 are "device memory" of 4096 bytes at 0x1000; the rest are unknown. */
 EXPORT CUresult cuPointerGetAttributes(unsigned count, int *attrs, void **data, CUdeviceptr ptr)
 {
@@ -162,17 +227,11 @@ UNSUPPORTED(cuMemcpyAsync)
 UNSUPPORTED(cuMemsetD8Async)
 UNSUPPORTED(cuStreamCreate)
 UNSUPPORTED(cuStreamDestroy_v2)
-UNSUPPORTED(cuStreamSynchronize)
-UNSUPPORTED(cuStreamQuery)
 UNSUPPORTED(cuStreamGetFlags)
 UNSUPPORTED(cuStreamWaitEvent)
 UNSUPPORTED(cuLaunchHostFunc)
 UNSUPPORTED(cuStreamAddCallback)
 UNSUPPORTED(cuStreamWriteValue32_v2)
 UNSUPPORTED(cuStreamWriteValue64_v2)
-UNSUPPORTED(cuEventCreate)
-UNSUPPORTED(cuEventRecord)
 UNSUPPORTED(cuEventQuery)
-UNSUPPORTED(cuEventSynchronize)
 UNSUPPORTED(cuEventElapsedTime_v2)
-UNSUPPORTED(cuEventDestroy_v2)

@@ -11,6 +11,7 @@
 #include <cstdlib>
 
 #include <dlfcn.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -271,6 +272,77 @@ void pointer_queries(CudaProvider &p)
 TEST(CudaProviderWithStandInDriver, PointerQueriesUseDriverFacts)
 {
     EXPECT_TRUE(in_child(HF_FAKE_LIBCUDA_PATH, "device", pointer_queries));
+}
+
+struct FakeSync {
+    long busy_queries;
+    int query_result;
+    int event_create_result;
+    int event_sync_result;
+    int queries;
+    unsigned event_flags;
+    int events_created, events_recorded, events_synchronized, events_destroyed;
+    int stream_syncs;
+};
+
+uint64_t now_ns()
+{
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
+}
+
+void stream_waits(CudaProvider &p)
+{
+    auto sync = p.get<hipError_t (*)(hipStream_t)>("hipStreamSynchronize");
+    int count = 0;
+    CHILD_EXPECT(p.get<GetDeviceCountFn>("hipGetDeviceCount")(&count) == hipSuccess);
+    void *fake = dlopen(HF_FAKE_LIBCUDA_PATH, RTLD_NOW | RTLD_NOLOAD);
+    CHILD_EXPECT(fake != nullptr);
+    if (fake == nullptr)
+        return;
+    auto *f = static_cast<FakeSync *>(dlsym(fake, "fake_cuda_sync"));
+
+    // Work that ends soon is seen by polling: no event, no sleep.
+    *f = FakeSync{};
+    f->busy_queries = 3;
+    CHILD_EXPECT(sync(nullptr) == hipSuccess);
+    CHILD_EXPECT(f->queries == 4 && f->events_created == 0 && f->stream_syncs == 0);
+
+    // A long wait stops polling after a while and sleeps on a blocking event recorded on the
+    // stream, then frees it.
+    *f = FakeSync{};
+    f->busy_queries = 1L << 40;
+    uint64_t start = now_ns();
+    CHILD_EXPECT(sync(nullptr) == hipSuccess);
+    CHILD_EXPECT(now_ns() - start >= 100000u);
+    CHILD_EXPECT(f->events_created == 1 && (f->event_flags & hipEventBlockingSync) != 0);
+    CHILD_EXPECT(f->events_recorded == 1 && f->events_synchronized == 1 &&
+                 f->events_destroyed == 1 && f->stream_syncs == 0);
+
+    // What the stream failed with is the answer, polled or waited for.
+    *f = FakeSync{};
+    f->query_result = 700; // CUDA_ERROR_ILLEGAL_ADDRESS
+    CHILD_EXPECT(sync(nullptr) != hipSuccess);
+    CHILD_EXPECT(f->events_created == 0);
+    *f = FakeSync{};
+    f->busy_queries = 1L << 40;
+    f->event_sync_result = 700;
+    CHILD_EXPECT(sync(nullptr) != hipSuccess);
+    CHILD_EXPECT(f->events_destroyed == 1);
+
+    // Without an event to sleep on, the driver's own wait.
+    *f = FakeSync{};
+    f->busy_queries = 1L << 40;
+    f->event_create_result = 2; // CUDA_ERROR_OUT_OF_MEMORY
+    CHILD_EXPECT(sync(nullptr) == hipSuccess);
+    CHILD_EXPECT(f->stream_syncs == 1 && f->events_created == 0);
+    dlclose(fake);
+}
+
+TEST(CudaProviderWithStandInDriver, StreamSynchronizePollsThenSleepsOnABlockingEvent)
+{
+    EXPECT_TRUE(in_child(HF_FAKE_LIBCUDA_PATH, "device", stream_waits));
 }
 
 } // namespace
