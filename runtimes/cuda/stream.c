@@ -72,7 +72,7 @@ static uint64_t monotonic_ns(void)
  * CUDA's own default cuStreamSynchronize spins a core for the whole wait: eight threads waiting
  * on stream-ordered reads took eight cores from the threads doing the reads.
  */
-#define SYNC_YIELD_NS 100000u
+#define SYNC_YIELD_NS 1000000u
 
 hipError_t hipStreamSynchronize(hipStream_t stream)
 {

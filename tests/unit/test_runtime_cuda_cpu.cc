@@ -303,11 +303,16 @@ void stream_waits(CudaProvider &p)
         return;
     auto *f = static_cast<FakeSync *>(dlsym(fake, "fake_cuda_sync"));
 
-    // Work that ends soon is seen by polling: no event, no sleep.
+    // Work that ends soon is seen by polling: no event, no sleep (unless this machine is so busy
+    // that three yields took the whole polling time).
     *f = FakeSync{};
     f->busy_queries = 3;
+    uint64_t polled = now_ns();
     CHILD_EXPECT(sync(nullptr) == hipSuccess);
-    CHILD_EXPECT(f->queries == 4 && f->events_created == 0 && f->stream_syncs == 0);
+    polled = now_ns() - polled;
+    CHILD_EXPECT(f->queries <= 4 && f->stream_syncs == 0);
+    CHILD_EXPECT(f->queries == 4 || polled >= 1000000u);
+    CHILD_EXPECT(f->events_created == 0 || polled >= 1000000u);
 
     // A long wait stops polling after a while and sleeps on a blocking event recorded on the
     // stream, then frees it.
@@ -315,7 +320,7 @@ void stream_waits(CudaProvider &p)
     f->busy_queries = 1L << 40;
     uint64_t start = now_ns();
     CHILD_EXPECT(sync(nullptr) == hipSuccess);
-    CHILD_EXPECT(now_ns() - start >= 100000u);
+    CHILD_EXPECT(now_ns() - start >= 1000000u);
     CHILD_EXPECT(f->events_created == 1 && (f->event_flags & hipEventBlockingSync) != 0);
     CHILD_EXPECT(f->events_recorded == 1 && f->events_synchronized == 1 &&
                  f->events_destroyed == 1 && f->stream_syncs == 0);
