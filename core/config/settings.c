@@ -246,8 +246,8 @@ const struct hf_setting hf_settings[HF_SETTING_COUNT] = {
     [HF_SETTING_IDLE_POLLERS] = {.decl = {HFP_INT_SETTING(
                                      "execution.idle_pollers", -1, -1, 1024, "threads",
                                      "idle workers that poll for work before sleeping; -1 = "
-                                     "one fewer than the CPUs on machines of 8 or more, "
-                                     "else none")}},
+                                     "one fewer than the CPUs the process may use (affinity, "
+                                     "cgroup quota) where that is 8 or more, else none")}},
     [HF_SETTING_PROFILE_STATS] = {.decl = {HFP_INT_SETTING(
                                                "profile.stats", 1, 0, 3, NULL,
                                                "statistics level: 0 = none, 1-3 = levels L1-L3"),

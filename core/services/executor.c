@@ -6,10 +6,9 @@
  *
  * Hand-offs are spin-then-sleep: a request of a few MiB lasts about 100 us on a fast machine, and a
  * futex wake-up costs tens of microseconds per thread, woken one after another. So a few idle
- * workers (one CPU fewer than the machine has at most, none on small machines) poll for work for
- * a short while before
- * they sleep, a submitter wakes only as many sleepers as the spinners cannot cover, and a caller
- * waiting for its job's last task polls briefly too.
+ * workers (one CPU fewer than the process may use at most, none on small machines) poll for work
+ * for a short while before they sleep, a submitter wakes only as many sleepers as the spinners
+ * cannot cover, and a caller waiting for its job's last task polls briefly too.
  */
 #include "services/executor.h"
 
@@ -24,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/cpu_budget.h"
 #include "base/log.h"
 #include "common/cpu_relax.h"
 #include "config/config.h"
@@ -202,8 +202,10 @@ static void workers_start_locked(void)
         wanted = 1;
     int64_t pollers = hf_setting_int(HF_SETTING_IDLE_POLLERS);
     if (pollers < 0) {
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        pollers = cpus >= SPIN_MIN_CPUS ? cpus - 1 : 0;
+        /* The CPUs this process may use, not those online: in a container limited to four CPUs
+         * of a large machine, one poller per online CPU would spin on CPUs it does not get. */
+        unsigned cpus = hf_cpu_budget();
+        pollers = cpus >= SPIN_MIN_CPUS ? (int64_t)cpus - 1 : 0;
     }
     spin_limit = (unsigned)pollers;
     if (spin_limit > wanted)
