@@ -8,9 +8,8 @@ Run by ctest as gpu.python.kvikio_parity (exit 77, skipped, without PyTorch on C
 import os
 import sys
 
-import numpy as np
-
 try:
+    import numpy as np
     import cupy
     import torch
     if not torch.cuda.is_available():
