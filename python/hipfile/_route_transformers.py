@@ -38,6 +38,9 @@ _LOADER_NAMES = ("rename_source_key", "set_param_for_module", "_add_unmatched_ch
                  "is_dtensor", "dot_natural_key")
 _CONFIG_FIELDS = ("hf_quantizer", "device_map", "device_mesh", "dtype_plan", "weight_mapping")
 _UNBOUNDED = 1 << 62
+#: Devices the bulk door serves. GPU memory only: on the host, transformers materialises from
+#: its own memory map, and the door has not been measured against that.
+BULK_DEVICE_TYPES = ("cuda",)
 
 
 def _torch_device(where):
@@ -77,13 +80,13 @@ class _BulkRead:
         # for the GIL on a thread busy building the model (that wait cost a third of the read).
         from ._checkpoint import shards_of
 
-        plain = _safe_open.Allocator("pt", "cuda", device.index, files)
+        plain = _safe_open.Allocator("pt", device.type, device.index, files)
         prepared = {}
         for shard in shards_of(files):
             for info in shard.tensors:
                 target = plain.empty(info.name, info.dtype, info.shape)
                 prepared[info.name] = (target, plain.byte_view(target))
-        return _safe_open.PreparedAllocator("pt", "cuda", device.index, files, prepared)
+        return _safe_open.PreparedAllocator("pt", device.type, device.index, files, prepared)
 
     def _run(self, files, allocator):
         from ._checkpoint import read_as_landed
@@ -299,4 +302,4 @@ def open_door(device):
     if any(not callable(getattr(modeling_utils, name, None)) for name in _HOOKED):
         return None
     door = Door(device, modeling_utils, loader_module)
-    return door if door.device is not None and door.device.type == "cuda" else None
+    return door if door.device is not None and door.device.type in BULK_DEVICE_TYPES else None
