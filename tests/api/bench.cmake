@@ -71,6 +71,35 @@ endfunction()
 bench_run(0 --file ${WORK_DIR}/bench.dat -f 64M -s 1M -t 2 -w all -p 1 --warmup 0 --verify
   --json --copy-chunk 4M --copy-streams 2)
 check_json("${_out}" 4 67108864)
+# Writes are judged against O_DIRECT pwrite and against pwrite with its fdatasync timed, which
+# reads skip as writes only.
+string(REGEX MATCHALL "[^\n]+" _lines "${_out}")
+foreach(_line IN LISTS _lines)
+  string(JSON _workload GET "${_line}" config workload)
+  string(JSON _results LENGTH "${_line}" results)
+  math(EXPR _last "${_results} - 1")
+  set(_names "")
+  foreach(_i RANGE 0 ${_last})
+    string(JSON _name GET "${_line}" results ${_i} name)
+    string(JSON _note GET "${_line}" results ${_i} note)
+    list(APPEND _names "${_name}")
+    if(_name STREQUAL "pwrite+fdatasync" AND _workload MATCHES "read" AND
+       NOT _note STREQUAL "writes only")
+      message(FATAL_ERROR "${_workload}: pwrite+fdatasync not skipped as writes only:\n${_line}")
+    endif()
+  endforeach()
+  if(_workload MATCHES "write")
+    set(_wanted odirect-pwrite pwrite+fdatasync)
+  else()
+    set(_wanted odirect-pread pwrite+fdatasync)
+  endif()
+  foreach(_want IN LISTS _wanted)
+    list(FIND _names "${_want}" _at)
+    if(_at LESS 0)
+      message(FATAL_ERROR "${_workload}: no result named ${_want} (${_names}):\n${_line}")
+    endif()
+  endforeach()
+endforeach()
 
 # Host memory goes through properties.allow_system_memory, which the program turns on itself.
 bench_run(0 --file ${WORK_DIR}/bench.dat -f 16M -s 4M -w seq-read,seq-write --mem pageable

@@ -70,8 +70,9 @@ enum bench_baseline {
     BENCH_BL_PREAD_COPY = 1u << 5, /**< pread + one pinned copy of the same size (latency) */
     BENCH_BL_SYNC_SEQ = 1u << 6,   /**< the library's sync API, sequential, one batch per call */
     BENCH_BL_CEILING = 1u << 7,    /**< the best bare pread + async copy pipeline for one call */
+    BENCH_BL_DURABLE = 1u << 8,    /**< pwrite, then fdatasync in the pass's time (writes) */
     /** every baseline "all" selects: each but sync-seq */
-    BENCH_BL_ALL = ((1u << 6) - 1) | BENCH_BL_CEILING
+    BENCH_BL_ALL = ((1u << 6) - 1) | BENCH_BL_CEILING | BENCH_BL_DURABLE
 };
 
 /** How the library method issues its calls (bits of --api). */
@@ -343,6 +344,11 @@ struct bench_method {
      * 0, or -1 after printing. Latency is then per io_many, IOPS per call.
      */
     int (*io_many)(struct bench_thread *t, const uint64_t *offsets, unsigned n, size_t size);
+    /**
+     * Optional: run by each thread after its last call of a pass, inside the pass's time (a
+     * flush that the method's figure must include). 0, or -1 after printing.
+     */
+    int (*pass_end)(struct bench_thread *t);
 };
 
 /** What one device's threads did within a run of several devices at once (--devices). */
@@ -566,6 +572,8 @@ int bench_devices_measure(const struct bench_ctx *ctx, const unsigned *which, un
 extern const struct bench_method bench_method_raw;
 /** Raw pread on an O_DIRECT descriptor. */
 extern const struct bench_method bench_method_odirect;
+/** pwrite into host memory, then fdatasync at the end of each thread's pass (writes). */
+extern const struct bench_method bench_method_durable;
 /** pread into pageable memory and hipMemcpy to the device, per call. */
 extern const struct bench_method bench_method_naive;
 /** A 16 MiB pageable bounce allocated per call, synchronous copies, fdatasync per written chunk. */

@@ -24,15 +24,19 @@ static int measure_io_baselines(const struct bench_ctx *ctx, struct bench_result
     if (o->baselines & BENCH_BL_RAW)
         rc |= bench_measure_named(ctx, &bench_method_raw, read ? "pread" : "pwrite",
                                   ctx->baseline_threads, &results[n++]);
-    if ((o->baselines & BENCH_BL_ODIRECT) && !read)
-        record_skipped(&results[n++], "odirect-pread", "reads only");
-    else if ((o->baselines & BENCH_BL_ODIRECT) && f->direct_fd < 0)
-        record_skipped(&results[n++], "odirect-pread", f->direct_error);
+    const char *odirect = read ? "odirect-pread" : "odirect-pwrite";
+    if ((o->baselines & BENCH_BL_ODIRECT) && f->direct_fd < 0)
+        record_skipped(&results[n++], odirect, f->direct_error);
     else if ((o->baselines & BENCH_BL_ODIRECT) && o->io_size % f->dio_align != 0)
-        record_skipped(&results[n++], "odirect-pread",
+        record_skipped(&results[n++], odirect,
                        "--io-size is not a multiple of the O_DIRECT alignment");
     else if (o->baselines & BENCH_BL_ODIRECT)
-        rc |= bench_measure_named(ctx, &bench_method_odirect, "odirect-pread",
+        rc |= bench_measure_named(ctx, &bench_method_odirect, odirect, ctx->baseline_threads,
+                                  &results[n++]);
+    if ((o->baselines & BENCH_BL_DURABLE) && read)
+        record_skipped(&results[n++], "pwrite+fdatasync", "writes only");
+    else if (o->baselines & BENCH_BL_DURABLE)
+        rc |= bench_measure_named(ctx, &bench_method_durable, "pwrite+fdatasync",
                                   ctx->baseline_threads, &results[n++]);
     if ((o->baselines & BENCH_BL_NAIVE) && !device)
         record_skipped(&results[n++], "naive", host_mem);

@@ -1,7 +1,8 @@
 /*
  * The baselines timed call by call, each a bench_method like the library's: raw pread/pwrite,
- * O_DIRECT pread, the naive pageable path, an AMD-style bounce path, and pread plus one pinned
- * copy. Each is setup, one call, teardown, run by the same measuring loop as the library.
+ * O_DIRECT pread/pwrite, pwrite with a timed fdatasync, the naive pageable path, an AMD-style
+ * bounce path, and pread plus one pinned copy. Each is setup, one call, teardown, run by the same
+ * measuring loop as the library.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,8 @@ static int copy_error(const struct bench_thread *t, uint64_t offset, hipError_t 
     return bench_call_error(t, "hipMemcpy", offset, hipGetErrorString(err));
 }
 
-/* ---- raw pread / pwrite, and O_DIRECT pread ------------------------------------------------- */
+/* ---- raw pread / pwrite, O_DIRECT, and pwrite + fdatasync
+ * ------------------------------------------------- */
 
 static int raw_setup(struct bench_thread *t)
 {
@@ -45,6 +47,20 @@ const struct bench_method bench_method_raw = {
 
 const struct bench_method bench_method_odirect = {
     .name = "odirect-pread", .setup = odirect_setup, .io = raw_io, .teardown = host_teardown};
+
+/* What a program that must find its data on the disk does after writing it. */
+static int durable_end(struct bench_thread *t)
+{
+    if (fdatasync(t->fd) != 0)
+        return bench_errno_error(t, "fdatasync", 0);
+    return 0;
+}
+
+const struct bench_method bench_method_durable = {.name = "pwrite+fdatasync",
+                                                  .setup = raw_setup,
+                                                  .io = raw_io,
+                                                  .teardown = host_teardown,
+                                                  .pass_end = durable_end};
 
 /* ---- naive: pageable staging and a synchronous copy per call -------------------------------- */
 

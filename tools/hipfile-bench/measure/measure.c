@@ -164,6 +164,8 @@ static void run_pass(struct runner *r, struct bench_thread *t)
     failed:
         t->failed = true;
     }
+    if (m->pass_end != NULL && !t->failed && m->pass_end(t) != 0)
+        t->failed = true;
     t->end_ns = bench_now_ns();
 }
 

@@ -67,12 +67,13 @@ int bench_parse_baselines(const char *text, unsigned *bits_p)
         {"pread-copy", BENCH_BL_PREAD_COPY},
         {"ceiling", BENCH_BL_CEILING},
         {"sync-seq", BENCH_BL_SYNC_SEQ},
+        {"durable", BENCH_BL_DURABLE},
         {"all", BENCH_BL_ALL}, /* every one but sync-seq, which only a batch is judged by */
         {"none", 0},
     };
     return parse_name_list("baselines", text, names, sizeof(names) / sizeof(names[0]),
-                           "unknown baseline (raw, odirect, naive, amd, pinned, ceiling, "
-                           "pread-copy, sync-seq, all, none)",
+                           "unknown baseline (raw, odirect, durable, naive, amd, pinned, "
+                           "ceiling, pread-copy, sync-seq, all, none)",
                            NULL, bits_p);
 }
 
