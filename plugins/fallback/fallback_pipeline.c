@@ -78,6 +78,19 @@ static size_t min_size(size_t a, size_t b)
     return a < b ? a : b;
 }
 
+/* Sleep on @p word while it holds @p seen, at most @p ns nanoseconds (a missed wake costs that). */
+static void futex_wait_ns(_Atomic uint32_t *word, uint32_t seen, long ns)
+{
+    struct timespec timeout = {.tv_sec = 0, .tv_nsec = ns};
+    syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, seen, &timeout, NULL, 0);
+}
+
+/* Wake up to @p n threads asleep on @p word. */
+static void futex_wake(_Atomic uint32_t *word, int n)
+{
+    syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+}
+
 /*
  * A reader waiting for the ring polls briefly, then sleeps until the copier frees a buffer or
  * ends: a dozen readers yielding in a loop would take the CPU from the copier they wait for.
@@ -95,8 +108,7 @@ static void pipe_wait_for_ring(struct pipe *p, unsigned *spins_inout)
             atomic_load_explicit(&p->piece_limit, memory_order_seq_cst) &&
         !atomic_load_explicit(&p->copier_done, memory_order_seq_cst) &&
         atomic_load_explicit(&p->copier_taken, memory_order_seq_cst)) {
-        struct timespec timeout = {.tv_sec = 0, .tv_nsec = 2000000};
-        syscall(SYS_futex, &p->ring_seq, FUTEX_WAIT_PRIVATE, seen, &timeout, NULL, 0);
+        futex_wait_ns(&p->ring_seq, seen, 2000000);
     }
     atomic_fetch_sub_explicit(&p->ring_sleepers, 1, memory_order_relaxed);
 }
@@ -106,7 +118,7 @@ static void pipe_ring_moved(struct pipe *p)
 {
     atomic_fetch_add_explicit(&p->ring_seq, 1, memory_order_seq_cst);
     if (atomic_load_explicit(&p->ring_sleepers, memory_order_seq_cst) > 0)
-        syscall(SYS_futex, &p->ring_seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+        futex_wake(&p->ring_seq, INT_MAX);
 }
 
 /* The copier, waiting for a block to be read, polls, yielding now and then. */
@@ -179,7 +191,7 @@ static void pipe_read_piece(struct pipe *p, size_t index)
     atomic_fetch_or_explicit(&p->read_mask[block % p->ring_blocks], bit, memory_order_release);
     atomic_fetch_add_explicit(&p->read_seq, 1, memory_order_seq_cst);
     if (atomic_load_explicit(&p->copier_asleep, memory_order_seq_cst))
-        syscall(SYS_futex, &p->read_seq, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+        futex_wake(&p->read_seq, 1);
 }
 
 static void pipe_copier(struct pipe *p);
@@ -352,8 +364,7 @@ static void pipe_copier_wait(struct pipe *p, unsigned *spins_inout, size_t k, si
     /* Checked again after announcing the sleep: a reader bumps read_seq, then looks. */
     if (!block_ready(p, k, end) &&
         atomic_load_explicit(&p->short_pos, memory_order_acquire) == SIZE_MAX) {
-        struct timespec timeout = {.tv_sec = 0, .tv_nsec = 1000000};
-        syscall(SYS_futex, &p->read_seq, FUTEX_WAIT_PRIVATE, seen, &timeout, NULL, 0);
+        futex_wait_ns(&p->read_seq, seen, 1000000);
     }
     atomic_store_explicit(&p->copier_asleep, false, memory_order_relaxed);
     *spins_inout = 0;

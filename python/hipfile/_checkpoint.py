@@ -233,12 +233,12 @@ def iter_tensors(files, device="cpu", framework="pt", window=_DEFAULT_WINDOW):
     """
     framework = framework_of(framework, files)
     kind, index = device_of(device, framework, files)
-    yield from read_as_landed(files, Allocator(framework, kind, index, files), window)
+    yield from read_as_landed(shards_of(files), Allocator(framework, kind, index, files), window)
 
 
-def read_as_landed(files, allocator, window):
-    """:func:`iter_tensors` with the memory from ``allocator`` (an :class:`Allocator`)."""
-    shards = shards_of(files)
+def read_as_landed(shards, allocator, window):
+    """:func:`iter_tensors` of ``shards`` (from :func:`shards_of`) with the memory from
+    ``allocator`` (an :class:`Allocator`)."""
     order = [(shard, info) for shard in shards for info in shard.tensors]
     for shard, info in order:
         allocator.dtype(info.name, info.dtype, shard.path)

@@ -68,33 +68,35 @@ class _BulkRead:
         self.files = {os.path.realpath(path) for path in files}
         self._landed = queue.SimpleQueue()
         self._stop = threading.Event()
-        allocator = self._allocator(files, device)
-        self._thread = threading.Thread(target=self._run, args=(list(files), allocator),
+        from ._checkpoint import shards_of
+
+        shards = shards_of(list(files))
+        allocator = self._allocator(shards, files, device)
+        self._thread = threading.Thread(target=self._run, args=(shards, allocator),
                                         name="hipfile-bulk-read", daemon=True)
         self._thread.start()
 
     @staticmethod
-    def _allocator(files, device):
-        # Every tensor is allocated here, on the loading thread before the model is built:
-        # the reading threads then call PyTorch once per run, not per tensor, and do not wait
-        # for the GIL on a thread busy building the model (that wait cost a third of the read).
-        from ._checkpoint import shards_of
-
+    def _allocator(shards, files, device):
+        # Every tensor is allocated here, on the loading thread before the model is built, so
+        # the reading threads call PyTorch once per run rather than per tensor: beside a thread
+        # building the model they compete for the CPU and the GIL (the read took 105-140 ms
+        # there against 86-92 ms alone, docs/performance.rst).
         plain = _safe_open.Allocator("pt", device.type, device.index, files)
         prepared = {}
-        for shard in shards_of(files):
+        for shard in shards:
             for info in shard.tensors:
                 target = plain.empty(info.name, info.dtype, info.shape)
                 prepared[info.name] = (target, plain.byte_view(target))
         return _safe_open.PreparedAllocator("pt", device.type, device.index, files, prepared)
 
-    def _run(self, files, allocator):
+    def _run(self, shards, allocator):
         from ._checkpoint import read_as_landed
 
         try:
             # No window: the whole checkpoint is wanted, and the model is still being built when
             # the first tensors land.
-            tensors = read_as_landed(files, allocator, _UNBOUNDED)
+            tensors = read_as_landed(shards, allocator, _UNBOUNDED)
             try:
                 for landed in tensors:
                     if self._stop.is_set():
@@ -257,8 +259,8 @@ class Door:
             if pattern is not None:
                 return None
             if renamed in meta:
-                if g["is_dtensor"](meta[renamed]) or _torch_device(
-                        g["get_device"](device_map, renamed, valid_torch_device=True)) != self.device:
+                where = g["get_device"](device_map, renamed, valid_torch_device=True)
+                if g["is_dtensor"](meta[renamed]) or _torch_device(where) != self.device:
                     return None
             order.append((name, renamed, renamed in meta))
         info = g["LoadStateDictInfo"](missing_keys=set(meta), unexpected_keys=set(),

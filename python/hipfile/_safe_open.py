@@ -146,12 +146,12 @@ class Allocator:
         if nbytes == 0:
             return
         if self.framework == "pt":
-            target.reshape(-1).view(self._module.uint8).copy_(staging[start:start + nbytes])
+            self.byte_view(target).copy_(staging[start:start + nbytes])
         elif self.framework == "np":
-            target.reshape(-1).view(self._module.uint8)[:] = staging[start:start + nbytes]
+            self.byte_view(target)[:] = staging[start:start + nbytes]
         else:
             with self.device:
-                target.reshape(-1).view(self._module.uint8)[:] = staging[start:start + nbytes]
+                self.byte_view(target)[:] = staging[start:start + nbytes]
 
     def byte_view(self, target):
         """``target``'s bytes as a flat byte array (a view: writing it writes ``target``)."""
@@ -193,10 +193,10 @@ class Allocator:
 
 
 class PreparedAllocator(Allocator):
-    """An :class:`Allocator` that hands out arrays allocated beforehand, by name, with their byte
-    views, so that the threads reading into them call the framework once per run rather than
-    three times per tensor (see :meth:`Allocator.copy_run`). A name it was not given, or given
-    with another shape or dtype, is allocated as usual."""
+    """An :class:`Allocator` that hands out arrays allocated beforehand from the same headers,
+    by name, with their byte views, so that the threads reading into them call the framework
+    once per run rather than three times per tensor (see :meth:`Allocator.copy_run`). A name it
+    was not given is allocated as usual."""
 
     def __init__(self, framework, kind, index, filename, prepared):
         super().__init__(framework, kind, index, filename)
@@ -205,11 +205,10 @@ class PreparedAllocator(Allocator):
 
     def empty(self, name, dtype, shape):
         found = self._prepared.pop(name, None)
-        if found is not None and tuple(found[0].shape) == tuple(shape) and \
-                found[0].dtype == self.dtype(name, dtype):
-            self._views[id(found[0])] = found[1]
-            return found[0]
-        return super().empty(name, dtype, shape)
+        if found is None:
+            return super().empty(name, dtype, shape)
+        self._views[id(found[0])] = found[1]
+        return found[0]
 
     def byte_view(self, target):
         view = self._views.pop(id(target), None)
