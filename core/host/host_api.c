@@ -116,7 +116,8 @@ void hf_host_api_fill(struct hf_backend *backend)
 /* A new host member must be filled above before the minor that brings it is reported. */
 /*
  * Minor 6 added file kinds and hf_file_info members only, minor 7 the ops table's transfer, minor 8
- * the system-call table's cached_bytes (base/sys.c), minor 9 the ops table's file_size: the host
- * table is complete at 5.
+ * the system-call table's cached_bytes (base/sys.c), minor 9 the ops table's file_size, minor 10
+ * the GPU table's host_register_read_only (services/gpu_runtime.c): the host table is complete at
+ * 5.
  */
-_Static_assert(HF_BACKEND_ABI_MINOR == 9, "hf_host_api_fill fills the host table up to minor 9");
+_Static_assert(HF_BACKEND_ABI_MINOR == 10, "hf_host_api_fill fills the host table up to minor 10");

@@ -58,6 +58,9 @@ static const size_t ops_size_for_minor[] = {
     /* Minor 9 added the optional file_size (a remote object's size). */
     [9] = offsetof(struct hf_backend_ops, file_size) +
           sizeof(((struct hf_backend_ops *)0)->file_size),
+    /* Minor 10 added host_register_read_only to the GPU table, on the host side only. */
+    [10] = offsetof(struct hf_backend_ops, file_size) +
+           sizeof(((struct hf_backend_ops *)0)->file_size),
 };
 _Static_assert(sizeof(ops_size_for_minor) / sizeof(ops_size_for_minor[0]) ==
                    HF_BACKEND_ABI_MINOR + 1,

@@ -26,6 +26,13 @@
 #define HIP_ERROR_NOT_SUPPORTED 801
 #define HIP_GET_PROC_ADDRESS_DEFAULT 0x0u
 #define HIP_HOST_REGISTER_PORTABLE 0x1u
+/*
+ * hipHostRegisterReadOnly (cudaHostRegisterReadOnly on NVIDIA). HIP 5.2 names 0x8
+ * hipExtHostRegisterCoarseGrained instead and later releases say AMD GPUs ignore read-only: either
+ * way the runtime pins what it can, and a runtime that wants write access to a read-only mapping
+ * refuses, which its caller takes as "not this memory".
+ */
+#define HIP_HOST_REGISTER_READ_ONLY 0x8u
 /* hipDeviceAttributePciBusId, PciDeviceId and PciDomainID, alike in HIP 5.2 and ROCm 6/7. */
 #define HIP_ATTRIBUTE_PCI_BUS_ID 67
 #define HIP_ATTRIBUTE_PCI_DEVICE_ID 68
@@ -374,6 +381,18 @@ static int gpu_host_register(void *ptr, size_t size)
                              pending);
 }
 
+/* Pages the process may only read (a file's page cache, mapped read-only), for the copy engine. */
+static int gpu_host_register_read_only(void *ptr, size_t size)
+{
+    if (bound_runtime.host_register == NULL)
+        return HIP_ERROR_NOT_SUPPORTED;
+    int pending = last_error_pending();
+    return last_error_forget(
+        bound_runtime.host_register(ptr, size,
+                                    HIP_HOST_REGISTER_PORTABLE | HIP_HOST_REGISTER_READ_ONLY),
+        pending);
+}
+
 static int gpu_host_unregister(void *ptr)
 {
     if (bound_runtime.host_unregister == NULL)
@@ -426,6 +445,9 @@ void hf_gpu_runtime_publish(const struct hf_gpu_runtime *rt, const char *name, c
         .get_proc_address = gpu_get_proc_address,
         .host_register = rt->host_register != NULL ? gpu_host_register : NULL,
         .host_unregister = rt->host_unregister != NULL ? gpu_host_unregister : NULL,
+        .host_register_read_only = rt->host_register != NULL && rt->host_unregister != NULL
+                                       ? gpu_host_register_read_only
+                                       : NULL,
     };
     Dl_info where;
     const char *file = "?";

@@ -36,7 +36,7 @@ extern "C" {
 /** ABI major implemented by this header; also the suffix of the entry symbol. */
 #define HF_BACKEND_ABI_MAJOR 1u
 /** ABI minor implemented by this header. */
-#define HF_BACKEND_ABI_MINOR 9u
+#define HF_BACKEND_ABI_MINOR 10u
 /** Name of the one symbol a plugin exports. */
 #define HF_BACKEND_ENTRY_SYMBOL "hf_backend_entry_v1"
 
@@ -256,6 +256,13 @@ struct hf_gpu_ops {
     int (*host_register)(void *ptr, size_t size);
     /** Since ABI minor 3: undo host_register before the memory is unmapped. */
     int (*host_unregister)(void *ptr);
+    /**
+     * Since ABI minor 10: page-lock @p size bytes at @p ptr (page aligned) that the process may
+     * only read, such as a read-only mapping of a file whose pages are the page cache's own, so
+     * the GPU's copy engine reads them in host-to-device copies on any GPU. Undone with
+     * host_unregister. NULL when the runtime cannot; a runtime error when it refuses this memory.
+     */
+    int (*host_register_read_only)(void *ptr, size_t size);
 };
 
 /** System calls a backend makes, replaceable by tests to inject faults. */

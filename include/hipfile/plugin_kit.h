@@ -44,6 +44,8 @@ static inline size_t hfp_host_api_size(uint32_t minor)
 /** Size a struct hf_gpu_ops has at ABI minor @p minor. */
 static inline size_t hfp_gpu_ops_size(uint32_t minor)
 {
+    if (minor >= 10)
+        return HFP_SIZE_THROUGH(struct hf_gpu_ops, host_register_read_only);
     if (minor >= 3)
         return HFP_SIZE_THROUGH(struct hf_gpu_ops, host_unregister);
     if (minor >= 2)

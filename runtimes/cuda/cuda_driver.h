@@ -73,6 +73,7 @@ enum {
     HF_CU_MEMHOSTREGISTER_PORTABLE = 0x01,
     HF_CU_MEMHOSTREGISTER_DEVICEMAP = 0x02,
     HF_CU_MEMHOSTREGISTER_IOMEMORY = 0x04,
+    HF_CU_MEMHOSTREGISTER_READ_ONLY = 0x08,
 };
 
 /** CUstreamWaitValue_flags: numbered as HIP's hipStreamWaitValue* flags. */

@@ -12,8 +12,11 @@
 #define HOST_MALLOC_FLAGS                                                                          \
     (hipHostMallocPortable | hipHostMallocMapped | hipHostMallocWriteCombined |                    \
      hipHostMallocNumaUser | hipHostMallocCoherent | hipHostMallocNonCoherent)
+/* hipHostRegisterReadOnly, which HIP 5.2's header lacks: CUDA's read-only registration. */
+#define HF_HIP_HOST_REGISTER_READ_ONLY 0x8u
 #define HOST_REGISTER_FLAGS                                                                        \
-    (hipHostRegisterPortable | hipHostRegisterMapped | hipHostRegisterIoMemory)
+    (hipHostRegisterPortable | hipHostRegisterMapped | hipHostRegisterIoMemory |                   \
+     HF_HIP_HOST_REGISTER_READ_ONLY)
 
 static CUdeviceptr devptr(const void *p)
 {
@@ -127,6 +130,9 @@ hipError_t hipHostRegister(void *hostPtr, size_t sizeBytes, unsigned int flags)
         return hf_rt_result(hipErrorInvalidValue);
     if (flags & hipHostRegisterIoMemory)
         cu_flags |= HF_CU_MEMHOSTREGISTER_IOMEMORY;
+    /* The device only reads such memory, so pages mapped read-only (a file's page cache) pin. */
+    if (flags & HF_HIP_HOST_REGISTER_READ_ONLY)
+        cu_flags |= HF_CU_MEMHOSTREGISTER_READ_ONLY;
     err = hf_cuda_enter();
     if (err == hipSuccess)
         err = hf_cuda_error(hf_cu.MemHostRegister(hostPtr, sizeBytes, cu_flags));

@@ -3,6 +3,7 @@
  * FAKE_CUDA_MODE picks the machine it pretends to be: "nodevice", "stub", "mismatch", "zero"
  * (no GPUs) or "device" (one GPU whose stream-memory and pointer calls are recorded).
  */
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,14 @@ enum {
     SYSTEM_DRIVER_MISMATCH = 803,
 };
 
+/** The last host registration: the flags the provider translated HIP's into. */
+EXPORT struct fake_cuda_register {
+    int calls;
+    void *ptr;
+    size_t size;
+    unsigned flags;
+} fake_cuda_last_register;
+
 /** The last stream wait-value call: what the provider translated HIP's arguments into. */
 EXPORT struct fake_cuda_wait {
     int calls;
@@ -35,6 +44,17 @@ static int mode_is(const char *mode)
     const char *m = getenv("FAKE_CUDA_MODE");
 
     return m != NULL && strcmp(m, mode) == 0;
+}
+
+EXPORT CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int flags)
+{
+    if (!mode_is("device"))
+        return NOT_SUPPORTED;
+    fake_cuda_last_register.calls++;
+    fake_cuda_last_register.ptr = p;
+    fake_cuda_last_register.size = bytesize;
+    fake_cuda_last_register.flags = flags;
+    return OK;
 }
 
 EXPORT CUresult cuInit(unsigned flags)
@@ -219,7 +239,6 @@ UNSUPPORTED(cuMemFree_v2)
 UNSUPPORTED(cuMemAllocManaged)
 UNSUPPORTED(cuMemHostAlloc)
 UNSUPPORTED(cuMemFreeHost)
-UNSUPPORTED(cuMemHostRegister_v2)
 UNSUPPORTED(cuMemHostUnregister)
 UNSUPPORTED(cuMemHostGetDevicePointer_v2)
 UNSUPPORTED(cuMemHostGetFlags)

@@ -379,7 +379,7 @@ PIN_VALUE(HIPFILE_STREAM_FLAGS_MASK, 0xf);
 
 PIN_VALUE(HF_BACKEND_MAGIC, 0x48464245u);
 PIN_VALUE(HF_BACKEND_ABI_MAJOR, 1u);
-static_assert(HF_BACKEND_ABI_MINOR == 9u,
+static_assert(HF_BACKEND_ABI_MINOR == 10u,
               "the plugin ABI minor changed: update the size pins below for the new minor");
 PIN_VALUE(HF_EGPU, 4096);
 
@@ -459,7 +459,7 @@ PIN_OFFSET(struct hf_gpu_pointer_info, alloc_base, 8);
 PIN_OFFSET(struct hf_gpu_pointer_info, alloc_size, 16);
 PIN_OFFSET(struct hf_gpu_pointer_info, host_accessible, 24);
 
-PIN_SIZE(struct hf_gpu_ops, 152);
+PIN_SIZE(struct hf_gpu_ops, 160);
 PIN_OFFSET(struct hf_gpu_ops, struct_size, 0);
 PIN_OFFSET(struct hf_gpu_ops, name, 8);
 PIN_OFFSET(struct hf_gpu_ops, runtime_version, 16);
@@ -479,6 +479,7 @@ PIN_OFFSET(struct hf_gpu_ops, device_attribute, 120);
 PIN_OFFSET(struct hf_gpu_ops, get_proc_address, 128);
 PIN_OFFSET(struct hf_gpu_ops, host_register, 136);
 PIN_OFFSET(struct hf_gpu_ops, host_unregister, 144);
+PIN_OFFSET(struct hf_gpu_ops, host_register_read_only, 152); // minor 10
 PIN_VALUE(HF_GPU_ATTR_INTEGRATED, 1);
 PIN_VALUE(HF_GPU_ATTR_HOST_NATIVE_ATOMICS, 2);
 PIN_VALUE(HF_GPU_ATTR_PAGEABLE_MEMORY_ACCESS, 3);

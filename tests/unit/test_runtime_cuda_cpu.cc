@@ -274,6 +274,41 @@ TEST(CudaProviderWithStandInDriver, PointerQueriesUseDriverFacts)
     EXPECT_TRUE(in_child(HF_FAKE_LIBCUDA_PATH, "device", pointer_queries));
 }
 
+void host_register_flags(CudaProvider &p)
+{
+    struct Recorded {
+        int calls;
+        void *ptr;
+        size_t size;
+        unsigned flags;
+    };
+    auto reg = p.get<hipError_t (*)(void *, size_t, unsigned)>("hipHostRegister");
+    int count = 0;
+    CHILD_EXPECT(p.get<GetDeviceCountFn>("hipGetDeviceCount")(&count) == hipSuccess);
+    void *fake = dlopen(HF_FAKE_LIBCUDA_PATH, RTLD_NOW | RTLD_NOLOAD);
+    CHILD_EXPECT(fake != nullptr);
+    if (fake == nullptr)
+        return;
+    auto *last = static_cast<Recorded *>(dlsym(fake, "fake_cuda_last_register"));
+    alignas(4096) static char page[4096];
+    // Every registration is portable and mapped (CU_MEMHOSTREGISTER_PORTABLE | DEVICEMAP).
+    CHILD_EXPECT(reg(page, sizeof(page), hipHostRegisterPortable) == hipSuccess);
+    CHILD_EXPECT(last->calls == 1 && last->ptr == page && last->size == sizeof(page) &&
+                 last->flags == 0x3u);
+    // hipHostRegisterReadOnly (0x8) asks CUDA's read-only registration, which lets pages the
+    // process may only read (a file mapped read-only) be locked.
+    CHILD_EXPECT(reg(page, sizeof(page), hipHostRegisterPortable | 0x8u) == hipSuccess);
+    CHILD_EXPECT(last->calls == 2 && last->flags == 0xbu);
+    CHILD_EXPECT(reg(page, sizeof(page), 0x10u) == hipErrorInvalidValue);
+    CHILD_EXPECT(last->calls == 2);
+    dlclose(fake);
+}
+
+TEST(CudaProviderWithStandInDriver, HostRegisterTranslatesReadOnly)
+{
+    EXPECT_TRUE(in_child(HF_FAKE_LIBCUDA_PATH, "device", host_register_flags));
+}
+
 struct FakeSync {
     long busy_queries;
     int query_result;
