@@ -32,11 +32,23 @@ size_t hfp_cache_probe(const struct hf_sys_ops *sys, int fd, char *dst, size_t l
     return done + cache_read(sys, fd, dst + done, len - done, pos + (int64_t)done);
 }
 
-bool hfp_mostly_uncached(const struct hf_sys_ops *sys, int fd, uint64_t pos, uint64_t len)
+int64_t hfp_cached_bytes(const struct hf_sys_ops *sys, int fd, uint64_t pos, uint64_t len)
 {
     if (sys->struct_size < offsetof(struct hf_sys_ops, cached_bytes) + sizeof(sys->cached_bytes) ||
         sys->cached_bytes == NULL || len == 0)
-        return false;
+        return -1;
     int64_t cached = sys->cached_bytes(fd, pos, len);
+    return cached >= 0 ? cached : -1;
+}
+
+bool hfp_mostly_uncached(const struct hf_sys_ops *sys, int fd, uint64_t pos, uint64_t len)
+{
+    int64_t cached = hfp_cached_bytes(sys, fd, pos, len);
     return cached >= 0 && (uint64_t)cached < len / 2;
+}
+
+bool hfp_byte_cached(const struct hf_sys_ops *sys, int fd, int64_t pos)
+{
+    char byte;
+    return cache_read(sys, fd, &byte, 1, pos) == 1;
 }

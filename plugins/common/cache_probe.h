@@ -33,6 +33,18 @@ size_t hfp_cache_probe(const struct hf_sys_ops *sys, int fd, char *dst, size_t l
  */
 bool hfp_mostly_uncached(const struct hf_sys_ops *sys, int fd, uint64_t pos, uint64_t len);
 
+/**
+ * Bytes of [pos, pos + len) of @p fd that the page cache holds, as hfp_mostly_uncached asks
+ * (cachestat(2) through @p sys), or -1 where it cannot say.
+ */
+int64_t hfp_cached_bytes(const struct hf_sys_ops *sys, int fd, uint64_t pos, uint64_t len);
+
+/**
+ * Whether the page cache holds the byte of @p fd at @p pos: one RWF_NOWAIT read of that byte
+ * through @p sys. False when it does not, or when the kernel cannot say.
+ */
+bool hfp_byte_cached(const struct hf_sys_ops *sys, int fd, int64_t pos);
+
 #ifdef __cplusplus
 }
 #endif

@@ -29,6 +29,11 @@ static int fallback_init(const struct hf_host_api *host, void **backend_p)
     fb->host = host;
     atomic_init(&fb->bounce_taken, 0);
     fallback_settings_read(host, &fb->set);
+    /* A core before minor 10 has no read-only locking: its cached reads go through staging. */
+    fb->can_map = fb->set.mapped_reads && hfp_host_offers(host, 10) &&
+                  host->gpu->host_register_read_only != NULL && host->gpu->host_unregister != NULL;
+    atomic_init(&fb->map_refused, false);
+    atomic_init(&fb->map_worked, false);
     rc = fallback_pools_setup(fb);
     if (rc < 0) {
         host->log(host, HF_LOG_ERROR, "out of memory for the staging pools");

@@ -48,6 +48,10 @@ struct fallback_settings {
     size_t pipeline_max;         /**< larger staged reads run in lanes; 0 = no limit */
     size_t pipeline_piece;       /**< bytes per file read of a pipeline; 0 = chosen per request */
     size_t pipeline_block;       /**< bytes per GPU copy of a pipeline; 0 = chosen per request */
+    bool mapped_reads;           /**< cached reads to staged memory copy from the page cache's
+                                      own pages (fallback_mapped.c) */
+    size_t mapped_min;           /**< smallest request read that way, bytes */
+    size_t mapped_block;         /**< bytes locked and copied at once; 0 = chosen per request */
 };
 
 /** Smallest and largest pieces a pipeline reads the file in, and its smallest copy. */
@@ -81,6 +85,9 @@ struct fallback {
     pthread_mutex_t pools_lock;                /**< guards creation of pools */
     _Atomic uint64_t bounce_taken;             /**< bounce buffers in use, one bit each */
     char *bounce[FALLBACK_BOUNCE_SLOTS];       /**< made on first use (fallback_bounce.c) */
+    bool can_map;            /**< mapped_reads, and the runtime can lock read-only pages */
+    atomic_bool map_refused; /**< the runtime refused the page cache's pages: never again */
+    atomic_bool map_worked;  /**< the runtime locked them once: a refusal is not for ever */
 };
 
 struct fallback_io;
@@ -131,7 +138,7 @@ struct fallback_io {
 #define fallback_log(fb, level, ...) (fb)->host->log((fb)->host, (level), __VA_ARGS__)
 
 /** Keys the fallback declares for its config group (fallback_settings.c). */
-#define FALLBACK_SETTING_COUNT 12
+#define FALLBACK_SETTING_COUNT 15
 
 /** The declaration of every key of the backend's config group, hung on its ops table. */
 extern const struct hf_setting_decl fallback_setting_decls[FALLBACK_SETTING_COUNT];
@@ -214,6 +221,20 @@ ssize_t fallback_staged_run(struct fallback_io *io, unsigned lanes, int *gpu_err
  * or -errno (-HF_EGPU with the runtime's code in *gpu_error_p) when none moved.
  */
 ssize_t fallback_pipeline_read(struct fallback_io *io, unsigned lanes, int *gpu_error_p);
+
+/**
+ * Read a staged request from the page cache's own pages when it can (fallback_mapped.c): the
+ * runtime locks read-only pages and has not refused them, the request is a read of at least
+ * mapped_min bytes into staged memory, lies inside the file as it is now, and the page cache holds
+ * it. Maps the range read-only, and in up to @p lanes lanes locks blocks of it for the GPU and
+ * copies them to io->mem. The caller has made io->device current. Returns the bytes moved in order
+ * from the request's start: 0 when it did not apply, short when the runtime would not lock a
+ * block (the caller reads the rest another way). *gpu_failed_p says whether a GPU failure stopped
+ * it, which ends the request: the bytes before it, or -HF_EGPU with the runtime's code in
+ * *gpu_error_p when none moved.
+ */
+ssize_t fallback_mapped_read(struct fallback_io *io, unsigned lanes, int *gpu_error_p,
+                             bool *gpu_failed_p);
 
 /** Most requests fallback_staged_read_many serves in one lane before starting another. */
 #define FALLBACK_MANY_MAX 32

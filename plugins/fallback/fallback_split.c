@@ -225,6 +225,20 @@ ssize_t fallback_serve(struct fallback *fb, const struct hf_io_request *req)
         width = fb->host->parallel_width(fb->host);
     if (width > lim.max_pieces)
         width = lim.max_pieces;
+    /* What the page cache holds whole goes to the GPU from its own pages (fallback_mapped.c). */
+    bool gpu_failed = false;
+    int mapped_gpu_error = 0;
+    ssize_t mapped = fallback_mapped_read(&io, width, &mapped_gpu_error, &gpu_failed);
+    if (gpu_failed || (size_t)mapped == io.size) {
+        if (mapped == -HF_EGPU && req->gpu_error_p != NULL)
+            *req->gpu_error_p = mapped_gpu_error;
+        hfp_device_restore(fb->host, previous_device);
+        return mapped;
+    }
+    /* A block the runtime would not lock, and all after it, are read the usual way. */
+    io.mem += mapped;
+    io.offset += mapped;
+    io.size -= (size_t)mapped;
     ssize_t result;
     if (io.staged && io.op == HF_IO_READ && fb->set.pipeline_reads &&
         (fb->set.pipeline_max == 0 || io.size <= fb->set.pipeline_max) &&
@@ -258,6 +272,8 @@ ssize_t fallback_serve(struct fallback *fb, const struct hf_io_request *req)
         result = split_run(&io, width, lim.split_threshold);
     }
     hfp_device_restore(fb->host, previous_device);
+    if (mapped > 0)
+        return result < 0 ? mapped : mapped + result;
     return result;
 }
 

@@ -10,6 +10,7 @@ hf_add_gtest(NAME test_fallback_plugin
           ${CMAKE_CURRENT_LIST_DIR}/fallback_limits_test.cc
           ${CMAKE_CURRENT_LIST_DIR}/fallback_many_test.cc
           ${CMAKE_CURRENT_LIST_DIR}/fallback_pipeline_test.cc
+          ${CMAKE_CURRENT_LIST_DIR}/fallback_mapped_test.cc
           ${CMAKE_CURRENT_LIST_DIR}/stream_copy_test.cc
   LIBS hipfile_plugin_common ${CMAKE_DL_LIBS}
   INTERNAL)

@@ -3,6 +3,7 @@
 
 #include <dlfcn.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 
@@ -16,6 +17,10 @@
 #include <thread>
 
 #include "common/align.h"
+
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
 
 namespace fallback_test
 {
@@ -213,11 +218,19 @@ int FakeMemcpySync(void *dst, const void *src, size_t size)
 
 // A stream runs nothing until it is synchronized (or destroyed), so a buffer reused before its
 // copy was waited for, or a result returned before it, shows up as wrong bytes.
+struct ReadOnlyLock {
+    uintptr_t base;
+    size_t size;
+    std::vector<uint8_t> pages; // the bytes when locked
+    int copies_queued = 0;      // under g_fake->mu
+};
+
 struct FakeCopy {
     void *dst;
     const void *src;
     size_t size;
     const void *device_side;
+    ReadOnlyLock *lock; // the locked pages it reads, or nullptr
 };
 
 struct FakeStream {
@@ -228,6 +241,26 @@ struct FakeStream {
 
 namespace
 {
+
+std::vector<std::unique_ptr<ReadOnlyLock>> g_read_only_locks; // under g_fake->mu
+
+ReadOnlyLock *LockHolding(const void *p, size_t n)
+{
+    auto lo = reinterpret_cast<uintptr_t>(p);
+    for (auto &l : g_read_only_locks) {
+        if (lo >= l->base && lo + n <= l->base + l->size)
+            return l.get();
+    }
+    return nullptr;
+}
+
+void CopyDone(const FakeCopy &op)
+{
+    if (op.lock == nullptr)
+        return;
+    std::lock_guard<std::mutex> lock(g_fake->mu);
+    op.lock->copies_queued--;
+}
 
 bool CopyTouches(const void *p, size_t size, uintptr_t address)
 {
@@ -264,8 +297,18 @@ int FakeMemcpyAsync(void *dst, const void *src, size_t size, void *stream)
     g_fake->copy_device = s->device;
     if (CopyTouches(device_side, size, g_fake->copy_fail_at))
         return kFakeCopyFailure;
+    ReadOnlyLock *locked;
+    {
+        std::lock_guard<std::mutex> lock(g_fake->mu);
+        locked = LockHolding(src, size);
+        if (locked != nullptr) {
+            locked->copies_queued++;
+            g_fake->copies_from_locked_pages++;
+            src = locked->pages.data() + (reinterpret_cast<uintptr_t>(src) - locked->base);
+        }
+    }
     std::lock_guard<std::mutex> lock(s->mu);
-    s->pending.push_back({dst, src, size, device_side});
+    s->pending.push_back({dst, src, size, device_side, locked});
     return 0;
 }
 
@@ -289,8 +332,10 @@ void RunPending(FakeStream *s)
         std::lock_guard<std::mutex> lock(s->mu);
         work.swap(s->pending);
     }
-    for (const FakeCopy &op : work)
+    for (const FakeCopy &op : work) {
         memcpy(op.dst, op.src, op.size);
+        CopyDone(op);
+    }
 }
 
 // Like the real runtimes, destroying does not cancel: queued work still runs.
@@ -315,11 +360,64 @@ int FakeStreamSynchronize(void *stream)
         for (const FakeCopy &op : s->pending)
             fail = fail || CopyTouches(op.device_side, op.size, g_fake->sync_fail_at);
         if (fail) {
+            for (const FakeCopy &op : s->pending)
+                CopyDone(op);
             s->pending.clear();
             return kFakeSyncFailure;
         }
     }
     RunPending(s);
+    return 0;
+}
+
+// The kernel's page lock fails for pages past the end of the file; MADV_POPULATE_READ does too
+// (EFAULT) where touching them would raise SIGBUS.
+int FakeHostRegisterReadOnly(void *ptr, size_t size)
+{
+    int call = g_fake->lock_calls++;
+    if (g_fake->before_lock)
+        g_fake->before_lock(call);
+    int fail_from = g_fake->lock_fail_from;
+    if (fail_from >= 0 && call >= fail_from)
+        return kFakeLockRefused;
+    if (!hfp_align_ptr_is_aligned(ptr, 4096) || size == 0) {
+        ADD_FAILURE() << "read-only lock of " << size << " bytes at " << ptr;
+        return kFakeLockRefused;
+    }
+    if (madvise(ptr, size, MADV_POPULATE_READ) != 0)
+        return kFakeLockRefused;
+    auto l = std::make_unique<ReadOnlyLock>();
+    l->base = reinterpret_cast<uintptr_t>(ptr);
+    l->size = size;
+    l->pages.assign(static_cast<const uint8_t *>(ptr), static_cast<const uint8_t *>(ptr) + size);
+    std::lock_guard<std::mutex> lock(g_fake->mu);
+    if (LockHolding(ptr, 1) != nullptr) {
+        ADD_FAILURE() << "pages locked twice at " << ptr;
+        return kFakeLockRefused;
+    }
+    g_fake->pinned.emplace_back(l->base, size);
+    g_read_only_locks.push_back(std::move(l));
+    g_fake->locks_live++;
+    return 0;
+}
+
+int FakeHostUnregister(void *ptr)
+{
+    g_fake->unlock_calls++;
+    std::lock_guard<std::mutex> lock(g_fake->mu);
+    auto base = reinterpret_cast<uintptr_t>(ptr);
+    auto it = std::find_if(g_read_only_locks.begin(), g_read_only_locks.end(),
+                           [base](const auto &l) { return l->base == base; });
+    if (it == g_read_only_locks.end()) {
+        g_fake->bad_unlocks++;
+        return kFakeLockRefused;
+    }
+    if ((*it)->copies_queued != 0)
+        g_fake->bad_unlocks++;
+    auto &pinned = g_fake->pinned;
+    pinned.erase(std::find(pinned.begin(), pinned.end(), std::make_pair(base, (*it)->size)));
+    g_read_only_locks.erase(it);
+    g_fake->locks_live--;
     return 0;
 }
 
@@ -661,6 +759,16 @@ hf_sys_ops MakeSys()
 }
 
 const hf_gpu_ops kFakeGpu = MakeGpu();
+
+hf_gpu_ops MakeGpuThatLocksPages()
+{
+    hf_gpu_ops gpu = MakeGpu();
+    gpu.host_register_read_only = FakeHostRegisterReadOnly;
+    gpu.host_unregister = FakeHostUnregister;
+    return gpu;
+}
+
+const hf_gpu_ops kFakeGpuThatLocksPages = MakeGpuThatLocksPages();
 const hf_sys_ops kFakeSys = MakeSys();
 
 } // namespace
@@ -679,6 +787,11 @@ int FakeHostFreePinned(void *ptr)
     g_fake->pinned_live--;
     free(ptr);
     return 0;
+}
+
+const hf_gpu_ops *FakeGpuThatLocksPages()
+{
+    return &kFakeGpuThatLocksPages;
 }
 
 hf_sys_ops FakeSysTable()
@@ -820,6 +933,8 @@ void FallbackPlugin::TearDown()
     }
     EXPECT_EQ(fake_->pinned_live, 0) << "pinned staging buffers outlived fini";
     EXPECT_EQ(fake_->streams_live, 0) << "staging streams outlived fini";
+    EXPECT_EQ(fake_->locks_live, 0) << "page-cache pages stayed locked";
+    EXPECT_EQ(fake_->bad_unlocks, 0) << "pages unlocked that were not locked, or under a copy";
     EXPECT_EQ(fake_->bad_frees, 0);
     EXPECT_EQ(fake_->memcpy_sync_calls, 0) << "the data path must not use the legacy stream";
     EXPECT_EQ(fake_->copies_on_wrong_device, 0);

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <functional>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -36,6 +37,7 @@ constexpr int kFakeCopyFailure = 77;
 constexpr int kFakeSyncFailure = 78;
 constexpr int kFakeStreamFailure = 79;
 constexpr int kFakeNoDevice = 101;
+constexpr int kFakeLockRefused = 102;
 constexpr uint8_t kUntouched = 0xA5;
 
 // Faults for one system call. Counter-based faults (call index) suit serial requests; offset-based
@@ -157,6 +159,17 @@ struct FakeState {
     std::atomic<int> pwrites_direct{0};
     std::atomic<int> direct_einval{0};     // O_DIRECT preads that fail with EINVAL before working
     std::atomic<int> direct_misaligned{0}; // O_DIRECT preads a kernel would refuse
+    // Read-only page locks (host_register_read_only, offered by FakeGpuThatLocksPages): a lock
+    // takes the pages' bytes as they are then, and copies from them read those, as a copy
+    // engine reads locked pages whatever happens to the file afterwards. A lock fails as the
+    // kernel's would for pages past the end of the file, and from call lock_fail_from on.
+    std::atomic<int> lock_calls{0};
+    std::atomic<int> lock_fail_from{-1};
+    std::atomic<int> locks_live{0};
+    std::atomic<int> unlock_calls{0};
+    std::atomic<int> bad_unlocks{0}; // unknown addresses, or pages a queued copy still reads
+    std::atomic<int> copies_from_locked_pages{0};
+    std::function<void(int call)> before_lock; // runs before each lock, outside mu
     std::atomic<uint64_t> bytes_direct{0};
     std::atomic<uint64_t> bytes_buffered{0};
     std::atomic<uint64_t> bytes_probed{0};
@@ -169,6 +182,9 @@ int CurrentDevice();
 void SetCurrentDevice(int device);
 
 hf_host_api MakeHost();
+// The fake GPU table with host_register_read_only and host_unregister: hand it to the plugin
+// (host_.gpu) before Init for the page-cache path.
+const hf_gpu_ops *FakeGpuThatLocksPages();
 // The fake system-call table, for tests that hand the plugin a variant of it.
 hf_sys_ops FakeSysTable();
 bool LogHas(int level, const std::string &needle);

@@ -63,7 +63,7 @@ TEST_F(FallbackPlugin, EntryLowersANewerCoreMinorToItsOwn)
 
 TEST_F(FallbackPlugin, OpsTableDeclaresEveryKeyOfTheGroup)
 {
-    ASSERT_EQ(ops_->setting_count, 12u);
+    ASSERT_EQ(ops_->setting_count, 15u);
     std::set<std::string> keys;
     for (unsigned i = 0; i < ops_->setting_count; i++)
         keys.insert(ops_->settings[i].key);
@@ -71,7 +71,8 @@ TEST_F(FallbackPlugin, OpsTableDeclaresEveryKeyOfTheGroup)
                                            "split_threshold_kb", "inline_max_kb", "tail_window_kb",
                                            "direct_io", "bounce_host_accessible", "pipeline_reads",
                                            "pipeline_max_kb", "pipeline_piece_kb",
-                                           "pipeline_block_kb", "streaming_stores"}));
+                                           "pipeline_block_kb", "streaming_stores", "mapped_reads",
+                                           "mapped_min_kb", "mapped_block_kb"}));
 }
 
 TEST_F(FallbackPlugin, EntryRefusesACoreOlderThanMinorFive)
