@@ -439,6 +439,24 @@ int hfp_staging_pool_try_take(struct hfp_staging_pool *pool, struct hfp_staging_
     return pool_take(pool, slot_p, gpu_error_p, false);
 }
 
+int hfp_staging_pool_take_some(struct hfp_staging_pool *pool, struct hfp_staging_slot **slots,
+                               unsigned wanted, unsigned *count_p, int *gpu_error_p)
+{
+    *count_p = 0;
+    int rc = hfp_staging_pool_take(pool, &slots[0], gpu_error_p);
+    if (rc < 0)
+        return rc;
+    unsigned count = 1;
+    while (count < wanted) {
+        int unused = 0;
+        if (hfp_staging_pool_try_take(pool, &slots[count], &unused) < 0)
+            break;
+        count++;
+    }
+    *count_p = count;
+    return 0;
+}
+
 void hfp_staging_pool_give(struct hfp_staging_pool *pool, struct hfp_staging_slot *slot)
 {
     pthread_mutex_lock(&pool->lock);

@@ -68,6 +68,15 @@ int hfp_staging_pool_try_take(struct hfp_staging_pool *pool, struct hfp_staging_
                               int *gpu_error_p);
 
 /**
+ * Take up to @p wanted slots (at least one) into @p slots: the first waiting for one
+ * (hfp_staging_pool_take), the others only while one is free now, for a request that can run in as
+ * many lanes as it gets. *count_p gets how many were taken. Returns 0, or what
+ * hfp_staging_pool_take returned for the first (nothing taken).
+ */
+int hfp_staging_pool_take_some(struct hfp_staging_pool *pool, struct hfp_staging_slot **slots,
+                               unsigned wanted, unsigned *count_p, int *gpu_error_p);
+
+/**
  * Give back a slot from hfp_staging_pool_take, waking one waiting taker. Nothing may still be
  * queued on its streams.
  */

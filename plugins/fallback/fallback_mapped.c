@@ -42,6 +42,7 @@
 struct mapped {
     struct fallback_io *io;
     const char *map;       /* the mapping's first byte: the page holding the request's first */
+    size_t page;           /* bytes per page */
     size_t skew;           /* offset of the request's first byte in the mapping */
     size_t span;           /* skew + io->size */
     size_t block;          /* bytes locked and copied at once, a multiple of the page */
@@ -110,8 +111,7 @@ static void mapped_task(void *arg, unsigned lane)
         size_t from, to;
         block_range(m, index, &from, &to);
         const char *pages = m->map + index * m->block;
-        size_t page_bytes =
-            hfp_align_up(m->skew + to, (size_t)sysconf(_SC_PAGESIZE)) - index * m->block;
+        size_t page_bytes = hfp_align_up(m->skew + to, m->page) - index * m->block;
         int err = gpu->host_register_read_only((void *)pages, page_bytes);
         if (err != 0) {
             int none = 0;
@@ -192,23 +192,6 @@ static void mapped_note_refusal(struct fallback_io *io, int err)
                      fb->host->gpu->error_string(err));
 }
 
-/* Take a slot (waiting for one), then as many more as are free now, up to @p wanted. */
-static int mapped_take_slots(struct mapped *m, unsigned wanted, int *gpu_error_p)
-{
-    struct hfp_staging_pool *pool = m->io->pool;
-    int rc = hfp_staging_pool_take(pool, &m->slots[0], gpu_error_p);
-    if (rc < 0)
-        return rc;
-    m->lanes = 1;
-    while (m->lanes < wanted) {
-        int unused = 0;
-        if (hfp_staging_pool_try_take(pool, &m->slots[m->lanes], &unused) < 0)
-            break;
-        m->lanes++;
-    }
-    return 0;
-}
-
 ssize_t fallback_mapped_read(struct fallback_io *io, unsigned lanes, int *gpu_error_p,
                              bool *gpu_failed_p)
 {
@@ -220,6 +203,7 @@ ssize_t fallback_mapped_read(struct fallback_io *io, unsigned lanes, int *gpu_er
     if (m == NULL)
         return 0;
     m->io = io;
+    m->page = page;
     m->skew = (size_t)((uint64_t)io->offset % page);
     m->span = m->skew + io->size;
     size_t map_len = hfp_align_up(m->span, page);
@@ -245,8 +229,9 @@ ssize_t fallback_mapped_read(struct fallback_io *io, unsigned lanes, int *gpu_er
     atomic_init(&m->stop, SIZE_MAX);
     atomic_init(&m->gpu_error, 0);
     atomic_init(&m->lock_error, 0);
-    ssize_t result =
-        mapped_take_slots(m, lanes < m->blocks ? lanes : (unsigned)m->blocks, gpu_error_p);
+    ssize_t result = hfp_staging_pool_take_some(io->pool, m->slots,
+                                                lanes < m->blocks ? lanes : (unsigned)m->blocks,
+                                                &m->lanes, gpu_error_p);
     if (result < 0) {
         /* Without a slot the staged paths fare no better; a runtime failure ends the request. */
         *gpu_failed_p = result == -HF_EGPU;

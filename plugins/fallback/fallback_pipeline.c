@@ -520,21 +520,16 @@ static void pipe_plan(struct pipe *p, unsigned lanes)
  */
 static int pipe_take_slots(struct pipe *p, unsigned lanes, int *gpu_error_p)
 {
-    struct hfp_staging_pool *pool = p->io->pool;
-    int rc = hfp_staging_pool_take(pool, &p->slots[0], gpu_error_p);
-    if (rc < 0)
-        return rc;
-    p->slot_count = 1;
     size_t per_slot = p->buf_size * HF_STAGING_SLOT_BUFFERS;
     size_t wanted = (p->span + per_slot - 1) / per_slot;
     if (wanted > (lanes + 1) / 2)
         wanted = (lanes + 1) / 2;
-    while (p->slot_count < wanted && p->slot_count < PIPE_SLOTS_MAX) {
-        int unused = 0;
-        if (hfp_staging_pool_try_take(pool, &p->slots[p->slot_count], &unused) < 0)
-            break;
-        p->slot_count++;
-    }
+    if (wanted > PIPE_SLOTS_MAX)
+        wanted = PIPE_SLOTS_MAX;
+    int rc = hfp_staging_pool_take_some(p->io->pool, p->slots, (unsigned)wanted, &p->slot_count,
+                                        gpu_error_p);
+    if (rc < 0)
+        return rc;
     p->buffers = 0;
     for (unsigned s = 0; s < p->slot_count; s++) {
         for (unsigned b = 0; b < HF_STAGING_SLOT_BUFFERS; b++) {

@@ -190,6 +190,19 @@ TEST(CudaProviderWithoutDriver, LibraryWithoutDriverEntryPointsIsNotInitialized)
     EXPECT_TRUE(in_child("libc.so.6", "", not_initialized));
 }
 
+// The stand-in driver, which the provider opens at its first call (made here; the GPU count it
+// reports goes to *count_p when asked), for reading what it recorded; nullptr when not loaded.
+void *stand_in_driver(CudaProvider &p, int *count_p = nullptr)
+{
+    int count = 0;
+    CHILD_EXPECT(p.get<GetDeviceCountFn>("hipGetDeviceCount")(&count) == hipSuccess);
+    if (count_p != nullptr)
+        *count_p = count;
+    void *fake = dlopen(HF_FAKE_LIBCUDA_PATH, RTLD_NOW | RTLD_NOLOAD);
+    CHILD_EXPECT(fake != nullptr);
+    return fake;
+}
+
 // With a stand-in GPU: how HIP's masked stream waits become CUDA's unmasked ones.
 void wait_value_translation(CudaProvider &p)
 {
@@ -204,11 +217,8 @@ void wait_value_translation(CudaProvider &p)
     auto wait64 = p.get<WaitValue64Fn>("hipStreamWaitValue64");
     alignas(8) static uint64_t word;
     int count = 0;
-    CHILD_EXPECT(p.get<GetDeviceCountFn>("hipGetDeviceCount")(&count) == hipSuccess);
+    void *fake = stand_in_driver(p, &count);
     CHILD_EXPECT(count == 1);
-    // The provider opened the stand-in at its first call; read what it recorded.
-    void *fake = dlopen(HF_FAKE_LIBCUDA_PATH, RTLD_NOW | RTLD_NOLOAD);
-    CHILD_EXPECT(fake != nullptr);
     if (fake == nullptr)
         return;
     auto *last = static_cast<Recorded *>(dlsym(fake, "fake_cuda_last_wait"));
@@ -283,10 +293,7 @@ void host_register_flags(CudaProvider &p)
         unsigned flags;
     };
     auto reg = p.get<hipError_t (*)(void *, size_t, unsigned)>("hipHostRegister");
-    int count = 0;
-    CHILD_EXPECT(p.get<GetDeviceCountFn>("hipGetDeviceCount")(&count) == hipSuccess);
-    void *fake = dlopen(HF_FAKE_LIBCUDA_PATH, RTLD_NOW | RTLD_NOLOAD);
-    CHILD_EXPECT(fake != nullptr);
+    void *fake = stand_in_driver(p);
     if (fake == nullptr)
         return;
     auto *last = static_cast<Recorded *>(dlsym(fake, "fake_cuda_last_register"));
@@ -330,10 +337,7 @@ uint64_t now_ns()
 void stream_waits(CudaProvider &p)
 {
     auto sync = p.get<hipError_t (*)(hipStream_t)>("hipStreamSynchronize");
-    int count = 0;
-    CHILD_EXPECT(p.get<GetDeviceCountFn>("hipGetDeviceCount")(&count) == hipSuccess);
-    void *fake = dlopen(HF_FAKE_LIBCUDA_PATH, RTLD_NOW | RTLD_NOLOAD);
-    CHILD_EXPECT(fake != nullptr);
+    void *fake = stand_in_driver(p);
     if (fake == nullptr)
         return;
     auto *f = static_cast<FakeSync *>(dlsym(fake, "fake_cuda_sync"));
