@@ -54,6 +54,13 @@ struct fallback_settings {
     size_t mapped_block;         /**< bytes locked and copied at once; 0 = chosen per request */
 };
 
+/**
+ * Largest window lanes read from the storage at once (a divisor of the chunk when the chunk is
+ * larger): the device completes such reads one after another, so each lane's copy starts while
+ * the others' reads still run (docs/performance.rst).
+ */
+#define FALLBACK_STORAGE_WINDOW ((size_t)1024 * 1024)
+
 /** Smallest and largest pieces a pipeline reads the file in, and its smallest copy. */
 #define FALLBACK_PIPELINE_PIECE_MIN ((size_t)64 * 1024)
 #define FALLBACK_PIPELINE_PIECE_MAX ((size_t)1024 * 1024)
@@ -127,6 +134,8 @@ struct fallback_io {
     bool probe_cache;              /**< ask the page cache (RWF_NOWAIT) before going direct */
     bool streamed;                 /**< buffered reads reach memory through a bounce buffer and
                                         non-temporal stores (fallback_bounce.c) */
+    bool from_storage;             /**< a staged read the page cache mostly lacks: lanes read it
+                                        in storage windows (fallback_staged.c) */
     atomic_bool direct_refused;    /**< O_DIRECT answered EINVAL once: buffered from then on */
     atomic_uint first_short_piece; /**< lowest straight piece that ended short; later ones stop */
 };

@@ -186,7 +186,7 @@ static void io_init(struct fallback_io *io, struct fallback *fb, const struct hf
 
 /*
  * A staged read that O_DIRECT may serve, of a range the page cache mostly lacks, is bound by the
- * storage: it runs in lanes, each reading a chunk with blocking O_DIRECT reads and copying it,
+ * storage: it runs in lanes, each reading a window with blocking O_DIRECT reads and copying it,
  * rather than as the pipeline, whose copier polls for blocks and, for a disk a hundred times
  * slower than the page cache, burns a core doing it. Small reads, served on the caller's thread,
  * are not asked: the question would cost them a system call. Measured on an H100 machine from a
@@ -240,9 +240,9 @@ ssize_t fallback_serve(struct fallback *fb, const struct hf_io_request *req)
     io.offset += mapped;
     io.size -= (size_t)mapped;
     ssize_t result;
+    io.from_storage = io.staged && io.op == HF_IO_READ && read_goes_to_storage(&io);
     if (io.staged && io.op == HF_IO_READ && fb->set.pipeline_reads &&
-        (fb->set.pipeline_max == 0 || io.size <= fb->set.pipeline_max) &&
-        !read_goes_to_storage(&io)) {
+        (fb->set.pipeline_max == 0 || io.size <= fb->set.pipeline_max) && !io.from_storage) {
         /* The pipeline's readers need no slot each: every worker may read. */
         int gpu_error = 0;
         result = fallback_pipeline_read(&io, width, &gpu_error);

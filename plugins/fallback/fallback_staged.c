@@ -446,18 +446,22 @@ static void run_init(struct lane_run *run, struct fallback_io *io, size_t window
 }
 
 /*
- * Windows for @p lanes lanes: whole chunks for reads, which gather and overlap well in chunks; for
+ * Windows for @p lanes lanes: whole chunks for reads from the page cache, which gather and overlap
+ * well in chunks; FALLBACK_STORAGE_WINDOW for reads from the storage, which completes them in turn
+ * (whole chunks in sixteen lanes all landed at the end of a request, their copies after it); for
  * writes, small enough that every lane gets one (pwrite, not the copy, is what takes the time, and
  * a 16 MiB tensor is four chunks but wants many writers), down to WRITE_WINDOW_MIN.
  */
 static size_t run_window(const struct fallback_io *io, unsigned lanes)
 {
     size_t chunk = io->fb->set.chunk_size;
-    if (io->op == HF_IO_READ || lanes <= 1)
+    size_t want;
+    if (io->op == HF_IO_READ && io->from_storage)
+        want = FALLBACK_STORAGE_WINDOW;
+    else if (io->op == HF_IO_READ || lanes <= 1)
         return chunk;
-    size_t want = io->size / lanes;
-    if (want < WRITE_WINDOW_MIN)
-        want = WRITE_WINDOW_MIN;
+    else
+        want = io->size / lanes > WRITE_WINDOW_MIN ? io->size / lanes : WRITE_WINDOW_MIN;
     if (want >= chunk)
         return chunk;
     /* The largest multiple of a page at most want that divides the chunk. */

@@ -6,8 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "common/align.h"
 #include "fallback_fake_host.h"
@@ -87,6 +89,36 @@ TEST_F(FallbackDirectIo, MostlyUncachedStagedReadsRunInLanes)
     EXPECT_EQ(fake_->cached_bytes_calls, 1) << "one question per request";
     EXPECT_GT(fake_->copy_tasks.size(), 1u) << "each lane queues its own copies";
     EXPECT_GT(fake_->bytes_direct, 0u);
+}
+
+// The storage completes reads one after another: lanes read it in windows of at most a mebibyte,
+// so copies start while later reads still run, rather than whole chunks that all land at the end.
+// A chunk smaller than that is the window itself.
+TEST_F(FallbackDirectIo, LanesReadTheStorageInWindowsOfAtMostAMebibyte)
+{
+    for (int64_t chunk_kib : {4096, 512}) {
+        SCOPED_TRACE(chunk_kib);
+        Fini();
+        SetConfig("chunk_size_kb", chunk_kib);
+        Init();
+        fake_->width = 4;
+        fake_->cache_answer = CacheAnswer::kNothingCached;
+        fake_->bytes_direct = 0;
+        const size_t size = 8 * kMiB;
+        File f = OpenDirectFile("cold-windows-" + std::to_string(chunk_kib), 9 * kMiB, 69);
+        SKIP_WITHOUT_O_DIRECT();
+        {
+            std::lock_guard<std::mutex> lock(fake_->mu);
+            fake_->pread_sizes.clear();
+        }
+        Buffer b(size, kDevice);
+        ASSERT_EQ(Read(f, b, 0, size, 0), static_cast<ssize_t>(size));
+        EXPECT_EQ(hf_test_pattern_check(b.data(), size, 0, 69), -1);
+        const size_t window = std::min<size_t>(kMiB, static_cast<size_t>(chunk_kib) * kKiB);
+        std::lock_guard<std::mutex> lock(fake_->mu);
+        EXPECT_EQ(fake_->pread_sizes, std::vector<size_t>(size / window, window));
+        EXPECT_EQ(fake_->bytes_direct, size);
+    }
 }
 
 TEST_F(FallbackDirectIo, StagedReadsTheCacheHoldsOrThatNobodyCanTellAboutRunAsThePipeline)
