@@ -210,12 +210,17 @@ static void piece_log_failure(const struct lane *lane, int level, const char *wh
                               const char *tail)
 {
     const struct hf_host_api *host = lane->job->rb->host;
+    const struct remote_object *obj = lane->job->obj;
     char status[160];
     remote_http_describe(&lane->ans, status, sizeof(status));
-    host->log(host, level, "GET %s bytes %" PRIu64 "-%" PRIu64 ": %s%s%s (request id %s): %s%s",
-              lane->job->obj->url, lane->offset, lane->offset + lane->length - 1, status,
-              what != NULL ? ", " : "", what != NULL ? what : "", remote_request_id(&lane->ans),
-              strerror(-rc), tail);
+    /* Both ETags: a store that rewrote the object and one that answers inconsistently differ. */
+    char etags[2 * sizeof(obj->etag) + 16] = "";
+    if (rc == -ESTALE && lane->ans.etag[0] != '\0' && strcmp(obj->etag, lane->ans.etag) != 0)
+        snprintf(etags, sizeof(etags), ": %s, now %s", obj->etag, lane->ans.etag);
+    host->log(host, level, "GET %s bytes %" PRIu64 "-%" PRIu64 ": %s%s%s%s (request id %s): %s%s",
+              obj->url, lane->offset, lane->offset + lane->length - 1, status,
+              what != NULL ? ", " : "", what != NULL ? what : "", etags,
+              remote_request_id(&lane->ans), strerror(-rc), tail);
 }
 
 /* A transfer of @p lane ended with @p result: verify, copy, retry or fail. */

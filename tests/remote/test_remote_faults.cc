@@ -96,10 +96,15 @@ TEST_F(RemoteFaults, WrongContentRangeIsAnError)
     ReadFails(fh, kSize, EIO);
 }
 
-TEST_F(RemoteFaults, ChangedETagIsAnError)
+TEST_F(RemoteFaults, ChangedETagIsAnErrorNamingBothETags)
 {
     hipFileHandle_t fh = OpenOk(Url("obj", "etag_changes=1"), kFast);
+    ::testing::internal::CaptureStderr();
     ReadFails(fh, kSize, ESTALE);
+    std::string log = ::testing::internal::GetCapturedStderr();
+    EXPECT_NE(log.find("the object's ETag changed since it was opened: \""), std::string::npos)
+        << log;
+    EXPECT_NE(log.find(", now \"changed-"), std::string::npos) << log;
 }
 
 TEST_F(RemoteFaults, UnknownLengthFailsOpen)
