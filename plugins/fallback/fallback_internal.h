@@ -55,9 +55,10 @@ struct fallback_settings {
 };
 
 /**
- * Largest window lanes read from the storage at once (a divisor of the chunk when the chunk is
- * larger): the device completes such reads one after another, so each lane's copy starts while
- * the others' reads still run (docs/performance.rst).
+ * Largest window lanes read from the storage at once, in a read that gives every lane at least a
+ * chunk (a divisor of the chunk when the chunk is larger): the device completes such reads one
+ * after another, so each lane's copy starts while the others' reads still run
+ * (docs/performance.rst).
  */
 #define FALLBACK_STORAGE_WINDOW ((size_t)1024 * 1024)
 

@@ -6,7 +6,6 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -91,33 +90,40 @@ TEST_F(FallbackDirectIo, MostlyUncachedStagedReadsRunInLanes)
     EXPECT_GT(fake_->bytes_direct, 0u);
 }
 
-// The storage completes reads one after another: lanes read it in windows of at most a mebibyte,
-// so copies start while later reads still run, rather than whole chunks that all land at the end.
-// A chunk smaller than that is the window itself.
+// The storage completes reads one after another: lanes read it in windows of at most a mebibyte
+// once the read gives every lane a chunk, so copies start while later reads still run, rather than
+// whole chunks that all land at the end. A chunk smaller than that is the window itself; a read
+// smaller than a chunk per lane keeps whole chunks (smaller windows would only add lanes).
 TEST_F(FallbackDirectIo, LanesReadTheStorageInWindowsOfAtMostAMebibyte)
 {
-    for (int64_t chunk_kib : {4096, 512}) {
-        SCOPED_TRACE(chunk_kib);
+    struct Case {
+        int64_t chunk_kib;
+        size_t size;
+        size_t window;
+    };
+    for (const Case &c : {Case{4096, 16 * kMiB, kMiB}, Case{512, 16 * kMiB, 512 * kKiB},
+                          Case{4096, 8 * kMiB, 4 * kMiB}}) {
+        SCOPED_TRACE(std::to_string(c.chunk_kib) + " KiB chunks, " + std::to_string(c.size));
         Fini();
-        SetConfig("chunk_size_kb", chunk_kib);
+        SetConfig("chunk_size_kb", c.chunk_kib);
         Init();
         fake_->width = 4;
         fake_->cache_answer = CacheAnswer::kNothingCached;
         fake_->bytes_direct = 0;
-        const size_t size = 8 * kMiB;
-        File f = OpenDirectFile("cold-windows-" + std::to_string(chunk_kib), 9 * kMiB, 69);
+        File f = OpenDirectFile("cold-windows-" + std::to_string(c.chunk_kib) + "-" +
+                                    std::to_string(c.size),
+                                c.size + kMiB, 69);
         SKIP_WITHOUT_O_DIRECT();
         {
             std::lock_guard<std::mutex> lock(fake_->mu);
             fake_->pread_sizes.clear();
         }
-        Buffer b(size, kDevice);
-        ASSERT_EQ(Read(f, b, 0, size, 0), static_cast<ssize_t>(size));
-        EXPECT_EQ(hf_test_pattern_check(b.data(), size, 0, 69), -1);
-        const size_t window = std::min<size_t>(kMiB, static_cast<size_t>(chunk_kib) * kKiB);
+        Buffer b(c.size, kDevice);
+        ASSERT_EQ(Read(f, b, 0, c.size, 0), static_cast<ssize_t>(c.size));
+        EXPECT_EQ(hf_test_pattern_check(b.data(), c.size, 0, 69), -1);
         std::lock_guard<std::mutex> lock(fake_->mu);
-        EXPECT_EQ(fake_->pread_sizes, std::vector<size_t>(size / window, window));
-        EXPECT_EQ(fake_->bytes_direct, size);
+        EXPECT_EQ(fake_->pread_sizes, std::vector<size_t>(c.size / c.window, c.window));
+        EXPECT_EQ(fake_->bytes_direct, c.size);
     }
 }
 
