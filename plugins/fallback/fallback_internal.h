@@ -137,6 +137,8 @@ struct fallback_io {
                                         non-temporal stores (fallback_bounce.c) */
     bool from_storage;             /**< a staged read the page cache mostly lacks: lanes read it
                                         in storage windows (fallback_staged.c) */
+    bool direct_write;             /**< whole O_DIRECT granules are written through direct_fd:
+                                        the program opened the file with O_DIRECT */
     atomic_bool direct_refused;    /**< O_DIRECT answered EINVAL once: buffered from then on */
     atomic_uint first_short_piece; /**< lowest straight piece that ended short; later ones stop */
 };
@@ -190,7 +192,9 @@ ssize_t fallback_posix_read(struct fallback_io *io, char *dst, size_t len, int64
 
 /**
  * A fallback_window_write_fn for files with descriptors: writes through the buffered descriptor,
- * going on after short writes, EINTR and a bounded number of EAGAIN.
+ * or, for a file the program opened with O_DIRECT (io->direct_write), whole granules at aligned
+ * addresses through the O_DIRECT descriptor and the unaligned head and tail buffered. Goes on
+ * after short writes, EINTR and a bounded number of EAGAIN.
  */
 ssize_t fallback_posix_write(struct fallback_io *io, const char *src, size_t len, int64_t pos);
 

@@ -77,28 +77,46 @@ static uint64_t direct_end(struct fallback_io *io)
     return end;
 }
 
+/*
+ * Whether a read or write loop tries again after a step on @p fd failed with @p err: after EINTR,
+ * a bounded number of EAGAIN, and O_DIRECT refused by the filesystem or the memory (the rest of
+ * the request then goes buffered, with one warning). Otherwise logs the failure.
+ */
+static bool step_goes_on(struct fallback_io *io, int fd, int err, bool reading, size_t want,
+                         int64_t at, size_t done, unsigned *eagain_attempts)
+{
+    if (err == EINTR || (err == EAGAIN && eagain_pause(eagain_attempts)))
+        return true;
+    bool direct = fd == io->direct_fd && fd != io->fd;
+    if (direct && (err == EINVAL || err == EFAULT)) {
+        if (!atomic_exchange(&io->direct_refused, true))
+            fallback_log(io->fb, HF_LOG_WARN, "O_DIRECT %s of %zu bytes at %lld refused (%s); %s",
+                         reading ? "read" : "write", want, (long long)at, fallback_errno_text(err),
+                         reading ? "reading buffered" : "writing buffered");
+        return true;
+    }
+    fallback_log(io->fb, HF_LOG_ERROR, "%s%s of %zu bytes at %lld failed after %zu: %s",
+                 direct ? "O_DIRECT " : "", reading ? "pread" : "pwrite", want, (long long)at, done,
+                 fallback_errno_text(err));
+    return false;
+}
+
 /* Which descriptor and how many bytes the next blocking read of [at, at + left) asks for. */
 static int read_step(struct fallback_io *io, const char *to, size_t left, int64_t at,
                      size_t *want_p)
 {
     *want_p = left;
-    if (io->direct_fd < 0 || atomic_load_explicit(&io->direct_refused, memory_order_relaxed))
-        return io->fd;
-    size_t granule = io->dio_offset_align;
-    if (!hfp_align_is_aligned((uint64_t)at, granule)) {
-        size_t to_boundary = (size_t)(hfp_align_up((uint64_t)at, granule) - (uint64_t)at);
-        *want_p = left < to_boundary ? left : to_boundary;
-        return io->fd;
-    }
-    if (left < granule || !hfp_align_ptr_is_aligned(to, io->dio_mem_align))
+    if (io->direct_fd < 0 || atomic_load_explicit(&io->direct_refused, memory_order_relaxed) ||
+        !hfp_align_direct_step((uint64_t)at, left, to, io->dio_offset_align, io->dio_mem_align,
+                               want_p))
         return io->fd;
     uint64_t end = direct_end(io);
-    if ((uint64_t)at >= end)
+    if ((uint64_t)at >= end) {
+        *want_p = left;
         return io->fd;
-    uint64_t want = hfp_align_down(left, granule);
-    if ((uint64_t)at + want > end)
-        want = end - (uint64_t)at;
-    *want_p = (size_t)want;
+    }
+    if ((uint64_t)at + *want_p > end)
+        *want_p = (size_t)(end - (uint64_t)at);
     return io->direct_fd;
 }
 
@@ -168,23 +186,8 @@ static ssize_t read_rest(struct fallback_io *io, char *dst, size_t len, int64_t 
             continue;
         }
         int err = n > 0 || errno == 0 ? EIO : errno;
-        if (err == EINTR)
+        if (step_goes_on(io, fd, err, true, want, at, done, &eagain_attempts))
             continue;
-        if (err == EAGAIN && eagain_pause(&eagain_attempts))
-            continue;
-        bool direct = fd == io->direct_fd && fd != io->fd;
-        if (direct && (err == EINVAL || err == EFAULT)) {
-            /* The filesystem or the memory refuses O_DIRECT after all; buffered reads still work.
-             */
-            if (!atomic_exchange(&io->direct_refused, true))
-                fallback_log(fb, HF_LOG_WARN,
-                             "O_DIRECT read of %zu bytes at %lld refused (%s); reading buffered",
-                             want, (long long)at, fallback_errno_text(err));
-            continue;
-        }
-        fallback_log(fb, HF_LOG_ERROR, "%spread of %zu bytes at %lld failed after %zu: %s",
-                     direct ? "O_DIRECT " : "", want, (long long)at, done,
-                     fallback_errno_text(err));
         return done > 0 ? (ssize_t)done : -err;
     }
     return (ssize_t)done;
@@ -213,15 +216,33 @@ ssize_t fallback_posix_read(struct fallback_io *io, char *dst, size_t len, int64
     return result;
 }
 
+/*
+ * Which descriptor and how many bytes the next write of [at, at + left) from @p from takes: for a
+ * file the program opened with O_DIRECT, whole granules from an aligned address go direct; the
+ * unaligned head (up to the next granule) and the tail (less than one) go buffered. The kernel
+ * writes back and drops cached pages of a direct write's range first, so the two stay coherent.
+ */
+static int write_step(struct fallback_io *io, const char *from, size_t left, int64_t at,
+                      size_t *want_p)
+{
+    *want_p = left;
+    if (!io->direct_write || atomic_load_explicit(&io->direct_refused, memory_order_relaxed) ||
+        !hfp_align_direct_step((uint64_t)at, left, from, io->dio_offset_align, io->dio_mem_align,
+                               want_p))
+        return io->fd;
+    return io->direct_fd;
+}
+
 ssize_t fallback_posix_write(struct fallback_io *io, const char *src, size_t len, int64_t pos)
 {
     struct fallback *fb = io->fb;
     unsigned eagain_attempts = 0;
     size_t done = 0;
     while (done < len) {
-        size_t want = len - done;
+        size_t want;
         int64_t at = pos + (int64_t)done;
-        ssize_t n = fb->host->sys->pwrite(io->fd, src + done, want, (off_t)at);
+        int fd = write_step(io, src + done, len - done, at, &want);
+        ssize_t n = fb->host->sys->pwrite(fd, src + done, want, (off_t)at);
         if (n > 0 && (size_t)n <= want) {
             done += (size_t)n;
             eagain_attempts = 0;
@@ -229,12 +250,8 @@ ssize_t fallback_posix_write(struct fallback_io *io, const char *src, size_t len
         }
         /* A write that makes no progress would loop forever; report it as the I/O error it is. */
         int err = n >= 0 || errno == 0 ? EIO : errno;
-        if (err == EINTR)
+        if (step_goes_on(io, fd, err, false, want, at, done, &eagain_attempts))
             continue;
-        if (err == EAGAIN && eagain_pause(&eagain_attempts))
-            continue;
-        fallback_log(fb, HF_LOG_ERROR, "pwrite of %zu bytes at %lld failed after %zu: %s", want,
-                     (long long)at, done, fallback_errno_text(err));
         return done > 0 ? (ssize_t)done : -err;
     }
     return (ssize_t)done;

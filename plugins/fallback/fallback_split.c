@@ -5,6 +5,7 @@
  * piece that ended short.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 
 #include "common/align.h"
@@ -32,16 +33,29 @@ bool fallback_memory_is_staged(const struct fallback *fb, const struct hf_buf_in
     return buf->mem_type == HF_MEM_DEVICE && fb->set.bounce_host_accessible;
 }
 
-/* Reads may use the file's O_DIRECT descriptor when the settings and its granules allow. */
+/*
+ * Reads may use the file's O_DIRECT descriptor when the settings and its granules allow. Writes
+ * use it only for a file the program opened with O_DIRECT: such a program asked for its writes to
+ * leave the page cache alone, and others expect them to land in it (decision 56).
+ */
 static void direct_setup(struct fallback_io *io, const struct hf_io_request *req, int direct_io)
 {
     const struct fallback *fb = io->fb;
     const struct hf_file_info *file = req->file;
     io->direct_fd = -1;
-    if (req->op != HF_IO_READ || direct_io == FALLBACK_DIRECT_NEVER || file->direct_fd < 0 ||
+    if (direct_io == FALLBACK_DIRECT_NEVER || file->direct_fd < 0 ||
         !hfp_align_is_pow2(file->dio_offset_align) || !hfp_align_is_pow2(file->dio_mem_align) ||
         fb->set.chunk_size % file->dio_offset_align != 0)
         return;
+    if (req->op != HF_IO_READ) {
+        if ((file->status_flags & O_DIRECT) == 0)
+            return;
+        io->direct_fd = file->direct_fd;
+        io->dio_offset_align = file->dio_offset_align;
+        io->dio_mem_align = file->dio_mem_align;
+        io->direct_write = true;
+        return;
+    }
     /*
      * A direct read reaching end of file stores the whole last block, bytes past the end of file
      * included, though it returns only those before. Staged reads copy only what was returned;

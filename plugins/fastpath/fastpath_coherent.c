@@ -180,22 +180,15 @@ static uint64_t direct_end(struct coherent_io *io)
 static int read_step(struct coherent_io *io, const char *mem, size_t left, int64_t at,
                      size_t *want_p)
 {
-    *want_p = left;
-    uint64_t align = io->offset_align;
-    if (!hfp_align_is_aligned((uint64_t)at, align)) {
-        size_t to_boundary = (size_t)(hfp_align_up((uint64_t)at, align) - (uint64_t)at);
-        *want_p = left < to_boundary ? left : to_boundary;
-        return io->buffered_fd;
-    }
-    if (left < align || !hfp_align_ptr_is_aligned(mem, io->mem_align))
+    if (!hfp_align_direct_step((uint64_t)at, left, mem, io->offset_align, io->mem_align, want_p))
         return io->buffered_fd;
     uint64_t end = direct_end(io);
-    if ((uint64_t)at >= end)
+    if ((uint64_t)at >= end) {
+        *want_p = left;
         return io->buffered_fd;
-    uint64_t want = hfp_align_down(left, align);
-    if ((uint64_t)at + want > end)
-        want = end - (uint64_t)at;
-    *want_p = (size_t)want;
+    }
+    if ((uint64_t)at + *want_p > end)
+        *want_p = (size_t)(end - (uint64_t)at);
     return io->direct_fd;
 }
 

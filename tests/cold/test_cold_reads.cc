@@ -1,10 +1,10 @@
 /*
- * Reads of data that is not in the page cache, from a real block device: the fast device that
- * scripts/fast-device makes (ext4 on a loop device with direct I/O), whose directory ctest passes
- * in HIPFILE_FAST_DIR. Each test drops only its own file's pages (fsync, then
- * POSIX_FADV_DONTNEED), checks with mincore that they are gone, and compares every byte read.
- * Without the device the tests skip, except under CI=true, where they fail: CI runs as root and
- * must exercise the cold path.
+ * Reads of data that is not in the page cache, and writes that must leave it alone, on a real
+ * block device: the fast device that scripts/fast-device makes (ext4 on a loop device with direct
+ * I/O), whose directory ctest passes in HIPFILE_FAST_DIR. Each test drops only its own file's pages
+ * (fsync, then POSIX_FADV_DONTNEED), checks with mincore that they are gone, and compares every
+ * byte read. Without the device the tests skip, except under CI=true, where they fail: CI runs as
+ * root and must exercise the cold path.
  *
  * HIPFILE_TEST_BACKEND picks the fallback's variant: "staged" stages the host emulation's device
  * memory through pinned buffers and GPU copies (the path a GPU's memory takes), "straight" reads
@@ -270,5 +270,42 @@ TEST_F(ColdReads, AFileTruncatedDuringAReadGivesAnExactPrefix)
         ASSERT_EQ(Check(0, (size_t)n, 0), -1) << "round " << round << ", " << n << " bytes";
         size_ = cut;
         ASSERT_EQ(hipFileRead(fh_, dev_, kMiB, (hoff_t)cut, 0), 0) << "past the new end";
+    }
+}
+
+// A program that opens its file with O_DIRECT asks for writes that leave the page cache alone;
+// one that opens it without asks for the cache's semantics. Both read back exactly.
+TEST_F(ColdReads, WritesToAFileOpenedWithODirectLeaveThePageCacheAlone)
+{
+    const size_t size = 32 * kMiB + 3; // a tail shorter than a block goes through the cache
+    std::vector<uint8_t> host(size);
+    hf_test_pattern_fill(host.data(), size, 0, kSeed);
+    ASSERT_EQ(hipMemcpy(Device(size), host.data(), size, hipMemcpyHostToDevice), hipSuccess);
+    for (bool direct : {true, false}) {
+        SCOPED_TRACE(direct ? "O_DIRECT" : "buffered");
+        if (fh_ != nullptr) {
+            hipFileHandleDeregister(fh_);
+            close(fd_);
+            fh_ = nullptr;
+            unlink(path_.c_str());
+        }
+        fd_ = open(path_.c_str(), O_RDWR | O_CREAT | O_TRUNC | (direct ? O_DIRECT : 0), 0644);
+        ASSERT_GE(fd_, 0);
+        fh_ = Register(fd_);
+        ASSERT_NE(fh_, nullptr);
+        ASSERT_EQ(hipFileWrite(fh_, dev_, size, 0, 0), (ssize_t)size);
+        size_ = size;
+        size_t cached = CachedPages(0, size);
+        size_t pages = (size + 4095) / 4096;
+        if (direct)
+            EXPECT_LE(cached, 1u) << "only the last, partial block may be cached";
+        else
+            EXPECT_GT(cached, pages / 2) << "a buffered write lands in the page cache";
+        std::vector<uint8_t> back(size);
+        int plain = open(path_.c_str(), O_RDONLY);
+        ASSERT_GE(plain, 0);
+        ASSERT_EQ(pread(plain, back.data(), size, 0), (ssize_t)size);
+        close(plain);
+        EXPECT_EQ(hf_test_pattern_check(back.data(), size, 0, kSeed), -1);
     }
 }

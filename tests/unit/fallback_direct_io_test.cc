@@ -362,7 +362,7 @@ TEST_F(FallbackDirectIo, AnErrorFromADirectReadInTheMiddlePieceEndsTheResultTher
     EXPECT_TRUE(LogHas(HF_LOG_ERROR, "O_DIRECT pread"));
 }
 
-TEST_F(FallbackDirectIo, WritesNeverUseTheDirectDescriptor)
+TEST_F(FallbackDirectIo, WritesToAFileOpenedWithoutODirectNeverUseTheDirectDescriptor)
 {
     InitSplitting(16, 4, 64);
     const size_t size = 512 * kKiB + 5;
@@ -374,6 +374,73 @@ TEST_F(FallbackDirectIo, WritesNeverUseTheDirectDescriptor)
         ASSERT_EQ(Write(f, b, 0, size, 0), static_cast<ssize_t>(size)) << kind.name;
     }
     EXPECT_EQ(hf_test_pattern_check(ReadWholeFile(f.fd).data(), size, 0, 72), -1);
+    // pwrites_direct is checked at teardown.
+}
+
+// A program that opened its file with O_DIRECT asked for writes that leave the page cache alone:
+// whole granules from aligned addresses go through the O_DIRECT descriptor, the unaligned head and
+// tail through the buffered one, from staged and from host memory, split or not.
+TEST_F(FallbackDirectIo, WritesToAFileOpenedWithODirectGoDirectForWholeGranules)
+{
+    direct_writes_expected_ = true;
+    InitSplitting(16, 4, 64);
+    const size_t size = 512 * kKiB + 5;
+    File f = OpenDirectFile("odirect-write", 0, 0);
+    SKIP_WITHOUT_O_DIRECT();
+    f.status_flags |= O_DIRECT;
+    struct Case {
+        MemKind kind;
+        int64_t file_offset;
+        uint64_t direct; // bytes that go direct
+    };
+    const Case cases[] = {
+        {kDevice, 0, 512 * kKiB},
+        {kDevice, 100, 512 * kKiB - 4096},
+        {kHostPinned, 2 * kMiB, 512 * kKiB},
+        {kPageable, 3 * kMiB + 100, 0}, // its address is not aligned as its file offset is
+    };
+    for (const Case &c : cases) {
+        SCOPED_TRACE(std::string(c.kind.name) + " at " + std::to_string(c.file_offset));
+        fake_->bytes_written_direct = 0;
+        Buffer b(size, c.kind);
+        hf_test_pattern_fill(b.data(), size, 0, 75);
+        ASSERT_EQ(Write(f, b, 0, size, c.file_offset), static_cast<ssize_t>(size));
+        EXPECT_EQ(fake_->bytes_written_direct, c.direct);
+        std::vector<uint8_t> back = ReadWholeFile(f.fd);
+        ASSERT_GE(back.size(), c.file_offset + size);
+        EXPECT_EQ(hf_test_pattern_check(back.data() + c.file_offset, size, 0, 75), -1);
+    }
+}
+
+TEST_F(FallbackDirectIo, ADirectWriteTheFilesystemRefusesIsWrittenBuffered)
+{
+    direct_writes_expected_ = true;
+    InitSplitting(16, 4, 64);
+    const size_t size = 256 * kKiB;
+    File f = OpenDirectFile("odirect-write-refused", 0, 0);
+    SKIP_WITHOUT_O_DIRECT();
+    f.status_flags |= O_DIRECT;
+    fake_->direct_write_einval = 1000;
+    Buffer b(size, kDevice);
+    hf_test_pattern_fill(b.data(), size, 0, 76);
+    ASSERT_EQ(Write(f, b, 0, size, 0), static_cast<ssize_t>(size));
+    EXPECT_EQ(fake_->bytes_written_direct, 0u);
+    EXPECT_EQ(hf_test_pattern_check(ReadWholeFile(f.fd).data(), size, 0, 76), -1);
+    EXPECT_TRUE(LogHas(HF_LOG_WARN, "O_DIRECT write of"));
+}
+
+TEST_F(FallbackDirectIo, DirectIoNeverKeepsWritesToAFileOpenedWithODirectBuffered)
+{
+    SetConfigText("direct_io", "never");
+    InitSplitting(16, 4, 64);
+    const size_t size = 256 * kKiB;
+    File f = OpenDirectFile("odirect-write-never", 0, 0);
+    SKIP_WITHOUT_O_DIRECT();
+    f.status_flags |= O_DIRECT;
+    Buffer b(size, kDevice);
+    hf_test_pattern_fill(b.data(), size, 0, 77);
+    ASSERT_EQ(Write(f, b, 0, size, 0), static_cast<ssize_t>(size));
+    EXPECT_EQ(hf_test_pattern_check(ReadWholeFile(f.fd).data(), size, 0, 77), -1);
     // pwrites_direct is checked at teardown.
 }
 

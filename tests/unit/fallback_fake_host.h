@@ -157,7 +157,10 @@ struct FakeState {
     std::atomic<int> preads_direct{0};
     std::atomic<int> preads_buffered{0};
     std::atomic<int> pwrites_direct{0};
-    std::atomic<int> direct_einval{0};     // O_DIRECT preads that fail with EINVAL before working
+    std::atomic<int> direct_einval{0}; // O_DIRECT preads that fail with EINVAL before working
+    std::atomic<int> direct_write_einval{
+        0}; // O_DIRECT pwrites that fail with EINVAL before working
+    std::atomic<uint64_t> bytes_written_direct{0};
     std::atomic<int> direct_misaligned{0}; // O_DIRECT preads a kernel would refuse
     // Read-only page locks (host_register_read_only, offered by FakeGpuThatLocksPages): a lock
     // takes the pages' bytes as they are then, and copies from them read those, as a copy
@@ -260,6 +263,9 @@ class FallbackPlugin : public ::testing::Test
   protected:
     void SetUp() override;
     void TearDown() override;
+
+    // Set by tests of files the program opened with O_DIRECT, whose writes may go direct.
+    bool direct_writes_expected_ = false;
 
     void SetConfig(const char *key, int64_t value)
     {
