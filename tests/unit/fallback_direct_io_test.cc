@@ -29,6 +29,21 @@ class FallbackDirectIo : public FallbackPlugin
             direct_refused_ = true;
         return f;
     }
+    // A file the program opened with O_DIRECT, as the flags its registration passes say.
+    File OpenODirectFile(const std::string &name)
+    {
+        File f = OpenDirectFile(name, 0, 0);
+        f.status_flags |= O_DIRECT;
+        return f;
+    }
+    // Write @p size pattern bytes of @p seed from device memory at offset 0, and read them back.
+    void WriteFromTheDevice(const File &f, size_t size, uint32_t seed)
+    {
+        Buffer b(size, kDevice);
+        hf_test_pattern_fill(b.data(), size, 0, seed);
+        ASSERT_EQ(Write(f, b, 0, size, 0), static_cast<ssize_t>(size));
+        EXPECT_EQ(hf_test_pattern_check(ReadWholeFile(f.fd).data(), size, 0, seed), -1);
+    }
     bool direct_refused_ = false;
 };
 
@@ -385,9 +400,8 @@ TEST_F(FallbackDirectIo, WritesToAFileOpenedWithODirectGoDirectForWholeGranules)
     direct_writes_expected_ = true;
     InitSplitting(16, 4, 64);
     const size_t size = 512 * kKiB + 5;
-    File f = OpenDirectFile("odirect-write", 0, 0);
+    File f = OpenODirectFile("odirect-write");
     SKIP_WITHOUT_O_DIRECT();
-    f.status_flags |= O_DIRECT;
     struct Case {
         MemKind kind;
         int64_t file_offset;
@@ -412,20 +426,30 @@ TEST_F(FallbackDirectIo, WritesToAFileOpenedWithODirectGoDirectForWholeGranules)
     }
 }
 
+// Direct writes that give every lane a chunk go in storage windows, as reads from the storage do.
+TEST_F(FallbackDirectIo, DirectWritesOfAChunkPerLaneGoInWindowsOfAMebibyte)
+{
+    direct_writes_expected_ = true;
+    Init();
+    fake_->width = 4;
+    const size_t size = 16 * kMiB;
+    File f = OpenODirectFile("odirect-write-windows");
+    SKIP_WITHOUT_O_DIRECT();
+    WriteFromTheDevice(f, size, 78);
+    EXPECT_EQ(fake_->bytes_written_direct, size);
+    std::lock_guard<std::mutex> lock(fake_->mu);
+    EXPECT_EQ(fake_->pwrite_sizes, std::vector<size_t>(size / kMiB, kMiB));
+}
+
 TEST_F(FallbackDirectIo, ADirectWriteTheFilesystemRefusesIsWrittenBuffered)
 {
     direct_writes_expected_ = true;
     InitSplitting(16, 4, 64);
-    const size_t size = 256 * kKiB;
-    File f = OpenDirectFile("odirect-write-refused", 0, 0);
+    File f = OpenODirectFile("odirect-write-refused");
     SKIP_WITHOUT_O_DIRECT();
-    f.status_flags |= O_DIRECT;
     fake_->direct_write_einval = 1000;
-    Buffer b(size, kDevice);
-    hf_test_pattern_fill(b.data(), size, 0, 76);
-    ASSERT_EQ(Write(f, b, 0, size, 0), static_cast<ssize_t>(size));
+    WriteFromTheDevice(f, 256 * kKiB, 76);
     EXPECT_EQ(fake_->bytes_written_direct, 0u);
-    EXPECT_EQ(hf_test_pattern_check(ReadWholeFile(f.fd).data(), size, 0, 76), -1);
     EXPECT_TRUE(LogHas(HF_LOG_WARN, "O_DIRECT write of"));
 }
 
@@ -433,14 +457,9 @@ TEST_F(FallbackDirectIo, DirectIoNeverKeepsWritesToAFileOpenedWithODirectBuffere
 {
     SetConfigText("direct_io", "never");
     InitSplitting(16, 4, 64);
-    const size_t size = 256 * kKiB;
-    File f = OpenDirectFile("odirect-write-never", 0, 0);
+    File f = OpenODirectFile("odirect-write-never");
     SKIP_WITHOUT_O_DIRECT();
-    f.status_flags |= O_DIRECT;
-    Buffer b(size, kDevice);
-    hf_test_pattern_fill(b.data(), size, 0, 77);
-    ASSERT_EQ(Write(f, b, 0, size, 0), static_cast<ssize_t>(size));
-    EXPECT_EQ(hf_test_pattern_check(ReadWholeFile(f.fd).data(), size, 0, 77), -1);
+    WriteFromTheDevice(f, 256 * kKiB, 77);
     // pwrites_direct is checked at teardown.
 }
 
