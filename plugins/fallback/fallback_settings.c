@@ -118,8 +118,10 @@ const struct hf_setting_decl fallback_setting_decls[FALLBACK_SETTING_COUNT] = {
                                          "smallest window the tail of a request in lanes is cut "
                                          "into; 0 keeps whole chunks"),
                          .multiple = SIZE_KIB_MULTIPLE},
-    [SET_DIRECT_IO] = {HFP_STRING_SETTING("direct_io", "auto", direct_io_names,
-                                          "when reads may go through O_DIRECT")},
+    [SET_DIRECT_IO] = {HFP_STRING_SETTING(
+        "direct_io", "auto", direct_io_names,
+        "when reads, and writes to a file opened O_DIRECT, may go "
+        "through O_DIRECT")},
     [SET_BOUNCE_HOST_ACCESSIBLE] = {HFP_BOOL_SETTING(
         "bounce_host_accessible", false, "stage device memory even when the CPU can address it")},
     [SET_PIPELINE_READS] = {HFP_BOOL_SETTING("pipeline_reads", true,
