@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <string>
+
 #include "fallback_fake_host.h"
 
 namespace
@@ -25,6 +27,16 @@ class FallbackMapped : public FallbackPlugin
         SetConfig("mapped_block_kb", block_kib);
         Init();
         fake_->width = 4;
+    }
+    // A new pattern file of @p size bytes and @p seed, read whole into memory of @p kind; the
+    // bytes must be the file's.
+    void ReadNewFile(const std::string &name, size_t size, uint32_t seed,
+                     const MemKind &kind = kDevice)
+    {
+        File f = OpenPatternFile(name, size, seed);
+        Buffer b(size, kind);
+        ASSERT_EQ(Read(f, b, 0, size, 0), static_cast<ssize_t>(size));
+        EXPECT_EQ(hf_test_pattern_check(b.data(), size, 0, seed), -1);
     }
 };
 
@@ -50,11 +62,7 @@ TEST_F(FallbackMapped, CachedReadGoesFromTheLockedPagesWithoutAFileRead)
 TEST_F(FallbackMapped, BlocksAreAQuarterOfTheRequestWhenNotSet)
 {
     InitLocking(0);
-    const size_t size = 64 * kMiB;
-    File f = OpenPatternFile("mapped-auto", size, 81);
-    Buffer b(size, kDevice);
-    ASSERT_EQ(Read(f, b, 0, size, 0), static_cast<ssize_t>(size));
-    EXPECT_EQ(hf_test_pattern_check(b.data(), size, 0, 81), -1);
+    ReadNewFile("mapped-auto", 64 * kMiB, 81);
     EXPECT_EQ(fake_->lock_calls, 4) << "four blocks of 16 MiB";
 }
 
@@ -95,10 +103,7 @@ TEST_F(FallbackMapped, OffUnlessAskedFor)
 {
     host_.gpu = FakeGpuThatLocksPages();
     Init();
-    File f = OpenPatternFile("mapped-default", 128 * kMiB, 90);
-    Buffer b(128 * kMiB, kDevice);
-    ASSERT_EQ(Read(f, b, 0, 128 * kMiB, 0), static_cast<ssize_t>(128 * kMiB));
-    EXPECT_EQ(hf_test_pattern_check(b.data(), 128 * kMiB, 0, 90), -1);
+    ReadNewFile("mapped-default", 128 * kMiB, 90);
     EXPECT_EQ(fake_->lock_calls, 0);
 }
 
@@ -106,20 +111,14 @@ TEST_F(FallbackMapped, TheSettingTurnsItOff)
 {
     SetConfigBool("mapped_reads", false);
     InitLocking();
-    File f = OpenPatternFile("mapped-off", 8 * kMiB, 84);
-    Buffer b(8 * kMiB, kDevice);
-    ASSERT_EQ(Read(f, b, 0, 8 * kMiB, 0), static_cast<ssize_t>(8 * kMiB));
-    EXPECT_EQ(hf_test_pattern_check(b.data(), 8 * kMiB, 0, 84), -1);
+    ReadNewFile("mapped-off", 8 * kMiB, 84);
     EXPECT_EQ(fake_->lock_calls, 0);
 }
 
 TEST_F(FallbackMapped, HostMemoryIsReadStraightAsBefore)
 {
     InitLocking();
-    File f = OpenPatternFile("mapped-host", 8 * kMiB, 85);
-    Buffer b(8 * kMiB, kHostPinned);
-    ASSERT_EQ(Read(f, b, 0, 8 * kMiB, 0), static_cast<ssize_t>(8 * kMiB));
-    EXPECT_EQ(hf_test_pattern_check(b.data(), 8 * kMiB, 0, 85), -1);
+    ReadNewFile("mapped-host", 8 * kMiB, 85, kHostPinned);
     EXPECT_EQ(fake_->lock_calls, 0) << "one CPU copy already: nothing to save";
 }
 
