@@ -41,9 +41,8 @@ int64_t hfp_cached_bytes(const struct hf_sys_ops *sys, int fd, uint64_t pos, uin
     return cached >= 0 ? cached : -1;
 }
 
-bool hfp_mostly_uncached(const struct hf_sys_ops *sys, int fd, uint64_t pos, uint64_t len)
+bool hfp_mostly_uncached(int64_t cached, uint64_t len)
 {
-    int64_t cached = hfp_cached_bytes(sys, fd, pos, len);
     return cached >= 0 && (uint64_t)cached < len / 2;
 }
 

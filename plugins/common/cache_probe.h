@@ -26,18 +26,18 @@ extern "C" {
 size_t hfp_cache_probe(const struct hf_sys_ops *sys, int fd, char *dst, size_t len, int64_t pos);
 
 /**
- * Whether the page cache holds less than half of [pos, pos + len) of @p fd, as the kernel counts
- * it (cached_bytes through @p sys, cachestat(2)). False where it cannot say: a core older than
- * ABI minor 8, a kernel before Linux 6.5, a file system that will not tell. Costs one system call
- * that copies no data, so a path can be chosen per request.
- */
-bool hfp_mostly_uncached(const struct hf_sys_ops *sys, int fd, uint64_t pos, uint64_t len);
-
-/**
- * Bytes of [pos, pos + len) of @p fd that the page cache holds, as hfp_mostly_uncached asks
- * (cachestat(2) through @p sys), or -1 where it cannot say.
+ * Bytes of [pos, pos + len) of @p fd that the page cache holds, as the kernel counts them
+ * (cached_bytes through @p sys, cachestat(2)), or -1 where it cannot say: a core older than ABI
+ * minor 8, a kernel before Linux 6.5, a file system that will not tell. Costs one system call that
+ * copies no data, so a path can be chosen per request.
  */
 int64_t hfp_cached_bytes(const struct hf_sys_ops *sys, int fd, uint64_t pos, uint64_t len);
+
+/**
+ * Whether @p cached bytes, as hfp_cached_bytes counted them for a range of @p len bytes, are less
+ * than half of it. False where the count is -1 (nobody can say).
+ */
+bool hfp_mostly_uncached(int64_t cached, uint64_t len);
 
 /**
  * Whether the page cache holds the byte of @p fd at @p pos: one RWF_NOWAIT read of that byte

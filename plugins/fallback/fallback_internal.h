@@ -135,6 +135,8 @@ struct fallback_io {
     bool probe_cache;              /**< ask the page cache (RWF_NOWAIT) before going direct */
     bool streamed;                 /**< buffered reads reach memory through a bounce buffer and
                                         non-temporal stores (fallback_bounce.c) */
+    int64_t cached_bytes;          /**< the page cache's bytes of the range as cachestat counted
+                                        them (-1: it cannot say), FALLBACK_CACHED_UNASKED before */
     bool from_storage;             /**< a staged read the page cache mostly lacks: lanes read it
                                         in storage windows (fallback_staged.c) */
     bool direct_write;             /**< whole O_DIRECT granules are written through direct_fd:
@@ -142,6 +144,9 @@ struct fallback_io {
     atomic_bool direct_refused;    /**< O_DIRECT answered EINVAL once: buffered from then on */
     atomic_uint first_short_piece; /**< lowest straight piece that ended short; later ones stop */
 };
+
+/** fallback_io.cached_bytes before anybody asked the kernel. */
+#define FALLBACK_CACHED_UNASKED INT64_MIN
 
 /** fallback_io.direct_end before the file's size was looked up (straight reads look it up late). */
 #define FALLBACK_DIRECT_END_UNKNOWN (UINT64_MAX - 1)

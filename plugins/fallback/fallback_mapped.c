@@ -153,8 +153,9 @@ static size_t mapped_block(const struct fallback *fb, size_t span, size_t page)
     return hfp_align_up(block, page);
 }
 
-/* Whether the request lies inside the file and the page cache holds it. */
-static bool mapped_fits(const struct fallback_io *io)
+/* Whether the request lies inside the file and the page cache holds it; keeps the count in @p io.
+ */
+static bool mapped_fits(struct fallback_io *io)
 {
     const struct fallback *fb = io->fb;
     const struct hf_sys_ops *sys = fb->host->sys;
@@ -167,6 +168,7 @@ static bool mapped_fits(const struct fallback_io *io)
         (uint64_t)io->offset + io->size > (uint64_t)st.st_size)
         return false;
     int64_t cached = hfp_cached_bytes(sys, io->fd, (uint64_t)io->offset, io->size);
+    io->cached_bytes = cached;
     if (cached >= 0)
         return (uint64_t)cached >= io->size;
     /* The kernel cannot count: the first and last byte stand for the range. */

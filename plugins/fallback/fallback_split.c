@@ -177,6 +177,7 @@ static void io_init(struct fallback_io *io, struct fallback *fb, const struct hf
         .size = req->size,
         .fd = req->file->fd,
         .file = req->file,
+        .cached_bytes = FALLBACK_CACHED_UNASKED,
     };
     /* Every part of the fallback moves file bytes through these two, whatever the file is. */
     if (req->file->kind == HF_FILE_USERSPACE_FS) {
@@ -209,8 +210,14 @@ static void io_init(struct fallback_io *io, struct fallback *fb, const struct hf
  */
 static bool read_goes_to_storage(const struct fallback_io *io)
 {
-    return io->direct_fd >= 0 && io->size > io->fb->set.inline_max &&
-           hfp_mostly_uncached(io->fb->host->sys, io->fd, (uint64_t)io->offset, io->size);
+    if (io->direct_fd < 0 || io->size <= io->fb->set.inline_max)
+        return false;
+    /* The mapped path may have counted this very range already. */
+    int64_t cached =
+        io->cached_bytes != FALLBACK_CACHED_UNASKED
+            ? io->cached_bytes
+            : hfp_cached_bytes(io->fb->host->sys, io->fd, (uint64_t)io->offset, io->size);
+    return hfp_mostly_uncached(cached, io->size);
 }
 
 ssize_t fallback_serve(struct fallback *fb, const struct hf_io_request *req)
@@ -253,6 +260,8 @@ ssize_t fallback_serve(struct fallback *fb, const struct hf_io_request *req)
     io.mem += mapped;
     io.offset += mapped;
     io.size -= (size_t)mapped;
+    if (mapped > 0)
+        io.cached_bytes = FALLBACK_CACHED_UNASKED;
     ssize_t result;
     io.from_storage = io.staged && io.op == HF_IO_READ && read_goes_to_storage(&io);
     if (io.staged && io.op == HF_IO_READ && fb->set.pipeline_reads &&

@@ -142,6 +142,27 @@ TEST_F(FallbackDirectIo, LanesReadTheStorageInWindowsOfAtMostAMebibyte)
     }
 }
 
+// With mapped_reads on, the count the mapped path asked for also picks the storage path: a cold
+// read costs one cachestat, not two.
+TEST_F(FallbackDirectIo, WithMappedReadsOnAColdReadAsksThePageCacheOnce)
+{
+    host_.gpu = FakeGpuThatLocksPages();
+    SetConfigBool("mapped_reads", true);
+    SetConfig("mapped_min_kb", 4096);
+    Init();
+    fake_->width = 4;
+    fake_->cache_answer = CacheAnswer::kNothingCached;
+    const size_t size = 8 * kMiB + 5;
+    File f = OpenDirectFile("cold-mapped-on", 9 * kMiB, 70);
+    SKIP_WITHOUT_O_DIRECT();
+    Buffer b(size, kDevice);
+    ASSERT_EQ(Read(f, b, 0, size, 0), static_cast<ssize_t>(size));
+    EXPECT_EQ(hf_test_pattern_check(b.data(), size, 0, 70), -1);
+    EXPECT_EQ(fake_->lock_calls, 0);
+    EXPECT_EQ(fake_->cached_bytes_calls, 1);
+    EXPECT_GT(fake_->bytes_direct, 0u) << "the storage path served it";
+}
+
 TEST_F(FallbackDirectIo, StagedReadsTheCacheHoldsOrThatNobodyCanTellAboutRunAsThePipeline)
 {
     Init();
