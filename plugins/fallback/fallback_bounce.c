@@ -1,13 +1,16 @@
 /*
- * Small per-read bounce buffers for staged reads from the page cache. The kernel copies cached
- * file bytes with plain stores, which leave the staging lines modified in the reading core's
- * private cache, and the copy engine then reads them at about half speed (docs/performance.rst,
- * "Why staged reads clean their stores"). Reading into a bounce buffer that stays in that cache and
- * streaming it into staging with non-temporal stores costs a cache-hot copy and keeps the copy
- * engine at full speed.
+ * Small per-call bounce buffers, for two kinds of call:
+ *  - Staged reads from the page cache. The kernel copies cached file bytes with plain stores,
+ *    which leave the staging lines modified in the reading core's private cache, and the copy
+ *    engine then reads them at about half speed (docs/performance.rst, "Why staged reads clean
+ *    their stores"). Reading into a bounce buffer that stays in that cache and streaming it into
+ *    staging with non-temporal stores costs a cache-hot copy and keeps the copy engine at full
+ *    speed.
+ *  - Writes to a file opened O_DIRECT from an address O_DIRECT would refuse: whole granules are
+ *    copied into one and written direct (fallback_posix.c).
  *
- * Buffers are made on first use and kept until the backend ends; a read that finds all of them
- * taken reads straight into staging, as before.
+ * Buffers are made on first use and kept until the backend ends; a call that finds all of them
+ * taken goes on without one, as before: reads straight into staging, writes buffered.
  */
 #include <stdlib.h>
 

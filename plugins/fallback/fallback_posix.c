@@ -219,7 +219,8 @@ ssize_t fallback_posix_read(struct fallback_io *io, char *dst, size_t len, int64
 /*
  * Which descriptor and how many bytes the next write of [at, at + left) from @p from takes: for a
  * file the program opened with O_DIRECT, whole granules from an aligned address go direct; the
- * unaligned head (up to the next granule) and the tail (less than one) go buffered. The kernel
+ * unaligned head (up to the next granule) and the tail (less than one) go buffered, and so do
+ * whole granules from an unaligned address, unless a bounce buffer takes them (below). The kernel
  * writes back and drops cached pages of a direct write's range first, so the two stay coherent.
  */
 static int write_step(struct fallback_io *io, const char *from, size_t left, int64_t at,
@@ -233,16 +234,43 @@ static int write_step(struct fallback_io *io, const char *from, size_t left, int
     return io->direct_fd;
 }
 
+/*
+ * Whether the buffered write write_step chose of [at, at + want) is whole granules from an aligned
+ * offset that only its memory address keeps from O_DIRECT (straight writes from the program's
+ * memory). Copied through a bounce buffer, such bytes go direct at the one copy the page cache
+ * would have cost, and the program's wish to leave the cache alone holds.
+ */
+static bool write_wants_bounce(const struct fallback_io *io, int fd, size_t want, int64_t at)
+{
+    return fd == io->fd && io->direct_write &&
+           !atomic_load_explicit(&io->direct_refused, memory_order_relaxed) &&
+           hfp_align_is_aligned((uint64_t)at, io->dio_offset_align) &&
+           want >= io->dio_offset_align && io->dio_offset_align <= HFP_STREAM_BOUNCE_SIZE &&
+           io->dio_mem_align <= FALLBACK_BOUNCE_ALIGN;
+}
+
 ssize_t fallback_posix_write(struct fallback_io *io, const char *src, size_t len, int64_t pos)
 {
     struct fallback *fb = io->fb;
     unsigned eagain_attempts = 0;
     size_t done = 0;
+    char *bounce = NULL;
+    unsigned slot = 0;
     while (done < len) {
         size_t want;
         int64_t at = pos + (int64_t)done;
         int fd = write_step(io, src + done, len - done, at, &want);
-        ssize_t n = fb->host->sys->pwrite(fd, src + done, want, (off_t)at);
+        const char *from = src + done;
+        if (write_wants_bounce(io, fd, want, at) &&
+            (bounce != NULL || (bounce = fallback_bounce_take(fb, &slot)) != NULL)) {
+            want = (size_t)hfp_align_down(want < HFP_STREAM_BOUNCE_SIZE ? want
+                                                                        : HFP_STREAM_BOUNCE_SIZE,
+                                          io->dio_offset_align);
+            memcpy(bounce, from, want);
+            from = bounce;
+            fd = io->direct_fd;
+        }
+        ssize_t n = fb->host->sys->pwrite(fd, from, want, (off_t)at);
         if (n > 0 && (size_t)n <= want) {
             done += (size_t)n;
             eagain_attempts = 0;
@@ -252,7 +280,11 @@ ssize_t fallback_posix_write(struct fallback_io *io, const char *src, size_t len
         int err = n >= 0 || errno == 0 ? EIO : errno;
         if (step_goes_on(io, fd, err, false, want, at, done, &eagain_attempts))
             continue;
+        if (bounce != NULL)
+            fallback_bounce_give(fb, slot);
         return done > 0 ? (ssize_t)done : -err;
     }
+    if (bounce != NULL)
+        fallback_bounce_give(fb, slot);
     return (ssize_t)done;
 }

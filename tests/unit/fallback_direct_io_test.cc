@@ -417,8 +417,9 @@ TEST_F(FallbackDirectIo, WritesToAFileOpenedWithoutODirectNeverUseTheDirectDescr
 }
 
 // A program that opened its file with O_DIRECT asked for writes that leave the page cache alone:
-// whole granules from aligned addresses go through the O_DIRECT descriptor, the unaligned head and
-// tail through the buffered one, from staged and from host memory, split or not.
+// whole granules go through the O_DIRECT descriptor (through a bounce buffer where the program's
+// address does not sit on the granule as the file offset does), the unaligned head and tail
+// through the buffered one, from staged and from host memory, split or not.
 TEST_F(FallbackDirectIo, WritesToAFileOpenedWithODirectGoDirectForWholeGranules)
 {
     direct_writes_expected_ = true;
@@ -435,7 +436,8 @@ TEST_F(FallbackDirectIo, WritesToAFileOpenedWithODirectGoDirectForWholeGranules)
         {kDevice, 0, 512 * kKiB},
         {kDevice, 100, 512 * kKiB - 4096},
         {kHostPinned, 2 * kMiB, 512 * kKiB},
-        {kPageable, 3 * kMiB + 100, 0}, // its address is not aligned as its file offset is
+        {kPageable, 3 * kMiB + 100, 512 * kKiB - 4096}, // bounced: its address is not aligned
+                                                        // as its file offset is
     };
     for (const Case &c : cases) {
         SCOPED_TRACE(std::string(c.kind.name) + " at " + std::to_string(c.file_offset));
