@@ -136,14 +136,20 @@ def load_shared(path, device, framework, names, group, split):
     failed = torch.zeros(world, dtype=torch.int32, device=flag_device)
     failed[rank] = 1 if error is not None else 0
     dist.all_reduce(failed, group=group)
+    ranks = [r for r in range(world) if int(failed[r])]
+    if error is None and ranks:
+        error = SafetensorError("%s: rank%s %s of the group failed to read %s share; no tensor is "
+                                "returned" % (path, "s" if len(ranks) > 1 else "",
+                                              ", ".join(map(str, ranks)),
+                                              "their" if len(ranks) > 1 else "its"))
     if error is not None:
-        raise error
-    if int(failed.sum()) != 0:
-        ranks = [r for r in range(world) if int(failed[r])]
-        raise SafetensorError("%s: rank%s %s of the group failed to read %s share; no tensor is "
-                              "returned" % (path, "s" if len(ranks) > 1 else "",
-                                            ", ".join(map(str, ranks)),
-                                            "their" if len(ranks) > 1 else "its"))
+        # The traceback keeps this frame: what it holds on the device goes now, and the frame
+        # must not hold the exception, or the two form a cycle that only the collector frees.
+        results = plan = failed = None
+        try:
+            raise error
+        finally:
+            error = None
     allocator, _, _, shared, owner = plan
     with allocator.current_device():
         works = []

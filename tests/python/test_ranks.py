@@ -57,6 +57,20 @@ def rank_main(rank, world, store, directory, mode, results):
                     tensor = torch.tensor_split(tensor, world, 1)[rank]
                 assert got[name].shape == tensor.shape and torch.equal(got[name], tensor), name
             results.put((rank, "ok", read))
+        elif mode == "garbage":
+            # A failed load leaves nothing for the cycle collector: what the exception's frames
+            # held (device memory on a GPU) is freed as soon as the caller lets the exception go.
+            import gc
+            for _ in range(2):  # the first failure may fill caches of its own
+                gc.collect()
+                gc.disable()
+                try:
+                    st.load_checkpoint(os.path.join(directory, "missing"), group=dist.group.WORLD)
+                except st.SafetensorError:
+                    pass
+                garbage = gc.collect()
+                gc.enable()
+            results.put((rank, "ok", garbage))
         else:
             path = directory if rank != 1 else os.path.join(directory, "missing")
             try:
@@ -114,3 +128,8 @@ def test_a_failing_rank_makes_every_rank_raise(workdir):
     assert (status0, status1) == ("raised", "raised"), got
     assert "rank 1 of the group failed" in text0
     assert "missing" in text1 and "does not exist" in text1
+
+
+def test_a_failed_load_leaves_no_reference_cycle(workdir):
+    _, got = run_ranks(workdir, 2, "garbage")
+    assert [(status, garbage) for _, status, garbage in got] == [("ok", 0)] * 2, got
