@@ -153,8 +153,7 @@ static size_t mapped_block(const struct fallback *fb, size_t span, size_t page)
     return hfp_align_up(block, page);
 }
 
-/* Whether the request lies inside the file and the page cache holds it; keeps the count in @p io.
- */
+/* Whether the request lies inside the file and the page cache holds it (counted into @p io). */
 static bool mapped_fits(struct fallback_io *io)
 {
     const struct fallback *fb = io->fb;
