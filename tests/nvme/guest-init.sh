@@ -46,11 +46,27 @@ conf write '"nvme-passthru"' 'writes = true;'
 conf write-fallback '"nvme-passthru", "fallback"' 'writes = true;'
 conf fallback '"fallback"' ''
 
+# Every thread of a program still running after 120 s (each run takes seconds): its state, the
+# system call it is in ("running" when in user space) and its kernel stack, so a stalled guest's
+# serial log says where it stalled; the host takes the first such line as the stall.
+dump_stuck() { # pid
+    for t in /proc/"$1"/task/*; do
+        echo "STUCK ${t##*/} state $(cut -d' ' -f3 "$t/stat") syscall $(cat "$t/syscall")"
+        sed 's/^/STUCK   /' "$t/stack"
+    done
+}
+
 failed_runs=0
 run() { # config, mode, dir, [label]
     [ -z "$only" ] || [ "${3##*/}" = "$only" ] || return 0
-    HIPFILE_CONFIG=/etc/$1.conf /hf/bin/nvme_guest_check "$2" "$3" ${4:+"$4"}
+    HIPFILE_CONFIG=/etc/$1.conf /hf/bin/nvme_guest_check "$2" "$3" ${4:+"$4"} &
+    pid=$!
+    (sleep 120 && [ -d /proc/$pid ] && echo "STUCK $1 $2 $3 still running after 120 s" &&
+        dump_stuck $pid) &
+    watcher=$!
+    wait $pid
     rc=$?
+    kill $watcher 2>/dev/null
     echo "RUN $1 $2 $3: exit $rc"
     [ $rc -eq 0 ] || failed_runs=$((failed_runs + 1))
 }
