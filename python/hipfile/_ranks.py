@@ -136,7 +136,8 @@ def load_shared(path, device, framework, names, group, split):
     failed = torch.zeros(world, dtype=torch.int32, device=flag_device)
     failed[rank] = 1 if error is not None else 0
     dist.all_reduce(failed, group=group)
-    ranks = [r for r in range(world) if int(failed[r])]
+    # One read of the flags back from the device, not one per rank.
+    ranks = [r for r, flag in enumerate(failed.tolist()) if flag]
     if error is None and ranks:
         error = SafetensorError("%s: rank%s %s of the group failed to read %s share; no tensor is "
                                 "returned" % (path, "s" if len(ranks) > 1 else "",
