@@ -8,7 +8,9 @@
  * futex wake-up costs tens of microseconds per thread, woken one after another. So a few idle
  * workers (one CPU fewer than the process may use at most, none on small machines) poll for work
  * for a short while before they sleep, a submitter wakes only as many sleepers as the spinners
- * cannot cover, and a caller waiting for its job's last task polls briefly too.
+ * cannot cover, and a caller waiting for its job's last task polls briefly too. Threads whose
+ * last task mostly waited for the storage do not poll: there the wake-up is cheap next to the
+ * wait, and polls cost CPU time a storage-bound read does not otherwise spend.
  */
 #include "services/executor.h"
 
@@ -30,6 +32,13 @@
 
 /* How long an idle worker, or a caller waiting for its job, polls before it sleeps. */
 #define SPIN_NS 60000
+/*
+ * A thread whose last task of a request spent more than half its time off its CPU (blocked on the
+ * storage) sleeps at once when idle: the next request will wait on the storage too, and a poll
+ * saves microseconds against milliseconds. Reading the thread's CPU clock costs a system call, so
+ * only the tasks of split requests, each a large part of one, are timed.
+ */
+#define SPIN_AFTER_WAITING_MIN_NS SPIN_NS
 /* Fewer CPUs than this: nobody spins, since a spinner would take a CPU from the work itself. */
 #define SPIN_MIN_CPUS 8
 
@@ -54,11 +63,19 @@ static atomic_uint spinners;    /* workers polling for work */
 static unsigned spin_limit;     /* most workers that poll at once; set when workers start */
 static atomic_bool work_queued; /* job_head != NULL, for pollers; written under pool_lock */
 
-static uint64_t now_ns(void)
+/* Whether this thread's last timed task mostly waited; it then does not poll when idle. */
+static _Thread_local bool task_waited;
+
+static uint64_t clock_ns(clockid_t clock)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(clock, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t now_ns(void)
+{
+    return clock_ns(CLOCK_MONOTONIC);
 }
 
 /*
@@ -116,7 +133,16 @@ static void queue_remove_locked(struct job *job)
 static bool job_run_one_locked(struct job *job, unsigned index)
 {
     pthread_mutex_unlock(&pool_lock);
-    job->task(job->arg, index);
+    if (job->detached) {
+        job->task(job->arg, index);
+        task_waited = false;
+    } else {
+        uint64_t wall = now_ns(), cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+        job->task(job->arg, index);
+        wall = now_ns() - wall;
+        cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu;
+        task_waited = wall >= SPIN_AFTER_WAITING_MIN_NS && 2 * cpu < wall;
+    }
     pthread_mutex_lock(&pool_lock);
     if (atomic_fetch_add_explicit(&job->done, 1, memory_order_release) + 1 < job->n)
         return false;
@@ -133,7 +159,7 @@ static bool job_run_one_locked(struct job *job, unsigned index)
 static void worker_idle_locked(void)
 {
     unsigned polling = atomic_load_explicit(&spinners, memory_order_relaxed);
-    if (polling < spin_limit) {
+    if (polling < spin_limit && !task_waited) {
         atomic_fetch_add_explicit(&spinners, 1, memory_order_relaxed);
         pthread_mutex_unlock(&pool_lock);
         uint64_t until = now_ns() + SPIN_NS;
@@ -276,7 +302,8 @@ int hf_executor_run(unsigned n, void (*task)(void *arg, unsigned index), void *a
             queue_remove_locked(&job);
         (void)job_run_one_locked(&job, index); /* never detached: nothing to free */
     }
-    if (atomic_load_explicit(&job.done, memory_order_acquire) < job.n && spin_limit > 0) {
+    if (atomic_load_explicit(&job.done, memory_order_acquire) < job.n && spin_limit > 0 &&
+        !task_waited) {
         /* The last tasks of a short job end within microseconds: poll before sleeping. */
         pthread_mutex_unlock(&pool_lock);
         uint64_t until = now_ns() + SPIN_NS;
