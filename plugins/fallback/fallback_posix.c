@@ -45,7 +45,8 @@ static bool eagain_pause(unsigned *attempts_inout)
  *  1. With direct_io = "auto" and an O_DIRECT descriptor, ask the page cache first:
  *     preadv2(RWF_NOWAIT) on the buffered descriptor, of the first page and then of the rest,
  *     copies whatever leading part of the window is cached and never waits for the disk. All of
- *     it: done, at memory speed.
+ *     it: done, at memory speed. A read from the storage asks only for windows the kernel counts
+ *     cached bytes in.
  *  2. The rest (EAGAIN: not cached; a short count: partly cached; EOPNOTSUPP or no preadv2: the
  *     kernel cannot tell, taken as not cached) is read with blocking calls. Its aligned middle
  *     goes through the O_DIRECT descriptor when the file offset, the length and the memory
@@ -193,11 +194,26 @@ static ssize_t read_rest(struct fallback_io *io, char *dst, size_t len, int64_t 
     return (ssize_t)done;
 }
 
+/*
+ * Whether a window may hold cached bytes worth the probe. A read from the storage asks the
+ * kernel's count (cachestat) first: a probe of a page the cache lacks fails, but still starts
+ * readahead of it and of pages around it, so every cold window would also be read, in part, into
+ * the page cache beside its O_DIRECT read, at the reader's CPU cost. Other reads, mostly cached,
+ * probe at once.
+ */
+static bool window_worth_probing(const struct fallback_io *io, size_t len, int64_t pos)
+{
+    if (!io->from_storage)
+        return true;
+    return hfp_cached_bytes(io->fb->host->sys, io->fd, (uint64_t)pos, len) != 0;
+}
+
 /* One window read by the rule above; buffered reads through @p bounce when it is not NULL. */
 static ssize_t read_window(struct fallback_io *io, char *dst, size_t len, int64_t pos, char *bounce)
 {
     size_t done = 0;
-    if (io->probe_cache && !atomic_load_explicit(&io->direct_refused, memory_order_relaxed)) {
+    if (io->probe_cache && !atomic_load_explicit(&io->direct_refused, memory_order_relaxed) &&
+        window_worth_probing(io, len, pos)) {
         done = bounce != NULL ? cache_probe_streamed(io, dst, len, pos, bounce)
                               : hfp_cache_probe(io->fb->host->sys, io->fd, dst, len, pos);
         if (done == len)

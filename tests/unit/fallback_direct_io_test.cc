@@ -59,6 +59,14 @@ class FallbackDirectIo : public FallbackPlugin
         ASSERT_EQ(Read(f, b, 0, size, 0), static_cast<ssize_t>(size));
         EXPECT_EQ(hf_test_pattern_check(b.data(), size, 0, seed), -1);
     }
+    // Read @p size bytes of @p f from offset 0 into new memory of @p kind; they must be the file's
+    // (pattern @p seed).
+    void ExpectReadBack(const File &f, size_t size, uint32_t seed, const MemKind &kind = kDevice)
+    {
+        Buffer b(size, kind);
+        ASSERT_EQ(Read(f, b, 0, size, 0), static_cast<ssize_t>(size));
+        EXPECT_EQ(hf_test_pattern_check(b.data(), size, 0, seed), -1);
+    }
     bool direct_refused_ = false;
 };
 
@@ -109,9 +117,30 @@ TEST_F(FallbackDirectIo, MostlyUncachedStagedReadsRunInLanes)
     Init();
     ReadColdFile("cold-lanes", 66);
     SKIP_WITHOUT_O_DIRECT();
-    EXPECT_EQ(fake_->cached_bytes_calls, 1) << "one question per request";
+    EXPECT_EQ(fake_->cached_bytes_calls, 4)
+        << "one question for the request, one per window (two chunks and the 5-byte tail)";
+    EXPECT_EQ(fake_->preadv2_calls, 0) << "no window the kernel counts nothing in is probed";
     EXPECT_GT(fake_->copy_tasks.size(), 1u) << "each lane queues its own copies";
     EXPECT_GT(fake_->bytes_direct, 0u);
+}
+
+// A window of a read from the storage is probed only where the kernel counts cached bytes in it:
+// a probe that misses still starts readahead, which would read part of every cold window into the
+// page cache beside its O_DIRECT read. The cached part of a partly cached file still comes from the
+// page cache.
+TEST_F(FallbackDirectIo, AReadFromTheStorageProbesOnlyWindowsWithCachedBytes)
+{
+    Init();
+    fake_->width = 4;
+    fake_->cache_answer = CacheAnswer::kFirstMebibyte;
+    const size_t size = 16 * kMiB;
+    File f = OpenDirectFile("cold-but-the-first-mebibyte", size, 71);
+    SKIP_WITHOUT_O_DIRECT();
+    ExpectReadBack(f, size, 71);
+    EXPECT_EQ(fake_->bytes_probed, kMiB) << "the first window, from the page cache";
+    EXPECT_EQ(fake_->preadv2_calls, 2) << "its first page, then the rest";
+    EXPECT_EQ(fake_->bytes_direct, size - kMiB);
+    EXPECT_EQ(fake_->bytes_buffered, 0u);
 }
 
 // The storage completes reads one after another: lanes read it in windows of at most a mebibyte
@@ -152,7 +181,7 @@ TEST_F(FallbackDirectIo, LanesReadTheStorageInWindowsOfAtMostAMebibyte)
 }
 
 // With mapped_reads on, the count the mapped path asked for also picks the storage path: a cold
-// read costs one cachestat, not two.
+// read asks once for the request, not twice, and once per window.
 TEST_F(FallbackDirectIo, WithMappedReadsOnAColdReadAsksThePageCacheOnce)
 {
     host_.gpu = FakeGpuThatLocksPages();
@@ -162,7 +191,7 @@ TEST_F(FallbackDirectIo, WithMappedReadsOnAColdReadAsksThePageCacheOnce)
     ReadColdFile("cold-mapped-on", 70);
     SKIP_WITHOUT_O_DIRECT();
     EXPECT_EQ(fake_->lock_calls, 0);
-    EXPECT_EQ(fake_->cached_bytes_calls, 1);
+    EXPECT_EQ(fake_->cached_bytes_calls, 4) << "the request, then each of its three windows";
     EXPECT_GT(fake_->bytes_direct, 0u) << "the storage path served it";
 }
 
@@ -269,16 +298,15 @@ TEST_F(FallbackDirectIo, PartlyCachedRangesReadTheRestDirect)
     const size_t size = 512 * kKiB;
     File f = OpenDirectFile("half-cached", size, 64);
     SKIP_WITHOUT_O_DIRECT();
-    Buffer b(size, kDevice);
-    ASSERT_EQ(Read(f, b, 0, size, 0), static_cast<ssize_t>(size));
-    EXPECT_EQ(hf_test_pattern_check(b.data(), size, 0, 64), -1);
+    ExpectReadBack(f, size, 64);
     EXPECT_EQ(fake_->bytes_probed, size / 2) << "half of every 16 KiB window was cached";
     EXPECT_EQ(fake_->bytes_direct, size / 2);
     EXPECT_EQ(fake_->bytes_buffered, 0u);
 }
 
 // A RWF_NOWAIT read that misses starts readahead of what it asked for: asking for a whole cold
-// window would read it from the disk twice, once into the cache and once O_DIRECT.
+// window would read it from the disk twice, once into the cache and once O_DIRECT. (Staged reads
+// from the storage ask the kernel's count first; memory the CPU addresses is probed at once.)
 TEST_F(FallbackDirectIo, AColdWindowIsProbedOnePageOnly)
 {
     InitSplitting(16, 4, 64);
@@ -286,9 +314,7 @@ TEST_F(FallbackDirectIo, AColdWindowIsProbedOnePageOnly)
     const size_t size = 256 * kKiB;
     File f = OpenDirectFile("probe-page", size, 66);
     SKIP_WITHOUT_O_DIRECT();
-    Buffer b(size, kDevice);
-    ASSERT_EQ(Read(f, b, 0, size, 0), static_cast<ssize_t>(size));
-    EXPECT_EQ(hf_test_pattern_check(b.data(), size, 0, 66), -1);
+    ExpectReadBack(f, size, 66, kHostPinned);
     ASSERT_FALSE(fake_->preadv2_sizes.empty());
     for (size_t asked : fake_->preadv2_sizes)
         EXPECT_EQ(asked, 4 * kKiB);
@@ -560,7 +586,8 @@ TEST_P(FallbackDirectRandom, RandomReadsAreExactWhateverTheCacheSays)
 INSTANTIATE_TEST_SUITE_P(CacheAnswers, FallbackDirectRandom,
                          ::testing::Values(CacheAnswer::kKernel, CacheAnswer::kNothingCached,
                                            CacheAnswer::kUnsupported, CacheAnswer::kHalfCached,
-                                           CacheAnswer::kFirstHalfOfBlocks),
+                                           CacheAnswer::kFirstHalfOfBlocks,
+                                           CacheAnswer::kFirstMebibyte),
                          [](const ::testing::TestParamInfo<CacheAnswer> &info) {
                              switch (info.param) {
                              case CacheAnswer::kKernel:
@@ -571,6 +598,8 @@ INSTANTIATE_TEST_SUITE_P(CacheAnswers, FallbackDirectRandom,
                                  return std::string("Unsupported");
                              case CacheAnswer::kFirstHalfOfBlocks:
                                  return std::string("FirstHalfOfBlocks");
+                             case CacheAnswer::kFirstMebibyte:
+                                 return std::string("FirstMebibyte");
                              case CacheAnswer::kHalfCached:
                                  break;
                              }

@@ -608,6 +608,15 @@ ssize_t FakePreadv2(int fd, const struct iovec *iov, int iovcnt, off_t offset, i
             one.iov_len = std::min(one.iov_len, cached - into);
             break;
         }
+        case CacheAnswer::kFirstMebibyte: {
+            const size_t cached = 1024 * 1024;
+            if (static_cast<size_t>(offset) >= cached) {
+                errno = EAGAIN;
+                return -1;
+            }
+            one.iov_len = std::min(one.iov_len, cached - static_cast<size_t>(offset));
+            break;
+        }
         case CacheAnswer::kHalfCached:
             one.iov_len = hfp_align_down(one.iov_len / 2, 4096);
             if (one.iov_len == 0) {
@@ -731,6 +740,10 @@ int64_t FakeCachedBytes(int fd, uint64_t offset, uint64_t len)
     case CacheAnswer::kHalfCached:
     case CacheAnswer::kFirstHalfOfBlocks:
         return static_cast<int64_t>(len / 2);
+    case CacheAnswer::kFirstMebibyte: {
+        const uint64_t cached = 1024 * 1024;
+        return offset >= cached ? 0 : static_cast<int64_t>(std::min(len, cached - offset));
+    }
     case CacheAnswer::kUnsupported:
     case CacheAnswer::kKernel:
         break;

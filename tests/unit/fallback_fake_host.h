@@ -63,8 +63,16 @@ struct SysFaults {
 
 // How preadv2(RWF_NOWAIT) answers: as the kernel does, or as if nothing were cached, or as if the
 // kernel could not tell, or with only the first half of what is asked, or as if the first half of
-// every 16 KiB block of the file were cached (a property of the file, however it is asked).
-enum class CacheAnswer { kKernel, kNothingCached, kUnsupported, kHalfCached, kFirstHalfOfBlocks };
+// every 16 KiB block of the file were cached (a property of the file, however it is asked), or as
+// if the file's first mebibyte were cached and nothing after it (cachestat counts alike).
+enum class CacheAnswer {
+    kKernel,
+    kNothingCached,
+    kUnsupported,
+    kHalfCached,
+    kFirstHalfOfBlocks,
+    kFirstMebibyte
+};
 
 struct FakeStream;
 
