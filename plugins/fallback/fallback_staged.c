@@ -7,9 +7,12 @@
  */
 #include <limits.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "common/device_switch.h"
 #include "fallback_internal.h"
+
+struct lane;
 
 /*
  * Claiming windows one at a time, rather than handing each thread a fixed share, keeps a thread
@@ -32,6 +35,9 @@ struct lane_run {
     int short_gpu_error;  /* the runtime's code when short_error is -HF_EGPU */
     ssize_t start_error;  /* a lane that could not start: no slot */
     int start_gpu_error;  /* the runtime's code when start_error is -HF_EGPU */
+    struct lane *parked;  /* lanes whose last copies the caller waits for (under lock); NULL:
+                             each lane waits for its own */
+    unsigned parked_count;
 };
 
 /*
@@ -294,6 +300,11 @@ static void lane_read(struct lane *ln)
     /* A window claimed but not read because the GPU failed: nothing else will serve it. */
     if (have)
         run_note_short(run, at, 0, -HF_EGPU, ln->gpu_error);
+}
+
+/* The copies a read lane still has queued, confirmed in the order they were queued. */
+static void lane_read_finish(struct lane *ln)
+{
     int first = ln->queued[0] && ln->queued[1] ? ln->order[1] < ln->order[0] : ln->queued[1];
     for (int i = 0, c = first; i < HF_STAGING_SLOT_BUFFERS; i++, c ^= 1) {
         if (ln->queued[c])
@@ -363,7 +374,37 @@ static void run_note_start_error(struct lane_run *run, ssize_t rc, int gpu_error
     pthread_mutex_unlock(&run->lock);
 }
 
-/* One lane: take a slot, serve windows until none is left, give the slot back. */
+/* Give the lane's slot back, or discard it after a runtime failure, noting what it left. */
+static void lane_release(struct lane *ln)
+{
+    struct fallback_io *io = ln->runs[0].io;
+    /* A lane that stopped on a runtime failure leaves the requests it had not reached. */
+    if (ln->gpu_trouble) {
+        for (unsigned r = ln->current; r < ln->run_count; r++)
+            run_note_start_error(&ln->runs[r], -HF_EGPU, ln->gpu_error);
+        hfp_staging_pool_discard(io->pool, ln->slot);
+    } else {
+        hfp_staging_pool_give(io->pool, ln->slot);
+    }
+}
+
+/*
+ * Leave the lane, its slot and its last copies to the caller of the run, when the run keeps a
+ * parking lot: the lane's thread is then free at once, rather than waiting for a copy it has just
+ * queued, and only the caller waits, for all the lanes' last copies together.
+ */
+static bool lane_park(struct lane *ln)
+{
+    struct lane_run *run = &ln->runs[0];
+    if (run->parked == NULL || ln->run_count != 1 || ln->gpu_trouble)
+        return false;
+    pthread_mutex_lock(&run->lock);
+    run->parked[run->parked_count++] = *ln;
+    pthread_mutex_unlock(&run->lock);
+    return true;
+}
+
+/* One lane: take a slot, serve windows until none is left, give the slot back (or park it). */
 static void lane_main(struct lane_run *runs, unsigned run_count)
 {
     struct fallback_io *io = runs[0].io;
@@ -375,17 +416,23 @@ static void lane_main(struct lane_run *runs, unsigned run_count)
             run_note_start_error(&runs[r], rc, gpu_error);
         return;
     }
-    if (io->op == HF_IO_READ)
+    if (io->op == HF_IO_READ) {
         lane_read(&ln);
-    else
-        lane_write(&ln);
-    /* A lane that stopped on a runtime failure leaves the requests it had not reached. */
-    if (ln.gpu_trouble) {
-        for (unsigned r = ln.current; r < run_count; r++)
-            run_note_start_error(&runs[r], -HF_EGPU, ln.gpu_error);
-        hfp_staging_pool_discard(io->pool, ln.slot);
+        if (lane_park(&ln))
+            return;
+        lane_read_finish(&ln);
     } else {
-        hfp_staging_pool_give(io->pool, ln.slot);
+        lane_write(&ln);
+    }
+    lane_release(&ln);
+}
+
+/* The caller's part of a run with a parking lot: each parked lane's last copies, then its slot. */
+static void run_finish_parked(struct lane_run *run)
+{
+    for (unsigned i = 0; i < run->parked_count; i++) {
+        lane_read_finish(&run->parked[i]);
+        lane_release(&run->parked[i]);
     }
 }
 
@@ -488,6 +535,13 @@ ssize_t fallback_staged_run(struct fallback_io *io, unsigned lanes, int *gpu_err
         run.lanes = lanes;
         run.tail_window = io->fb->set.tail_window;
     }
+    /*
+     * Lanes reading from the storage leave their last copies to the caller: each would otherwise
+     * wait for a copy it has just queued, a few tens of microseconds of a yielding CPU per lane
+     * and request, where the caller waits once for all of them.
+     */
+    if (lanes > 1 && io->op == HF_IO_READ && io->from_storage)
+        run.parked = calloc(lanes, sizeof(*run.parked));
     int rc = lanes > 1 ? io->fb->host->parallel_run(io->fb->host, lanes, lane_task, &run) : 0;
     if (rc != 0)
         fallback_log(io->fb, HF_LOG_WARN,
@@ -496,6 +550,8 @@ ssize_t fallback_staged_run(struct fallback_io *io, unsigned lanes, int *gpu_err
                      lanes, fallback_errno_text(-rc));
     if (lanes <= 1 || rc != 0)
         lane_main(&run, 1);
+    run_finish_parked(&run);
+    free(run.parked);
     ssize_t result = run_result(&run, gpu_error_p);
     pthread_mutex_destroy(&run.lock);
     return result;

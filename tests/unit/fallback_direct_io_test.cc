@@ -291,6 +291,31 @@ TEST_F(FallbackDirectIo, HostMemoryOutOfStepWithTheFileIsReadBuffered)
     EXPECT_EQ(fake_->bytes_buffered, size);
 }
 
+// Lanes reading from the storage leave their last copies to the caller, which waits for them all
+// once the lanes are done: a copy that fails there still ends the result at its window, and the
+// pool, whose slot went with the failed stream, still serves.
+TEST_F(FallbackDirectIo, ALastCopyThatFailsAfterItsLaneLeftEndsTheResultAtItsWindow)
+{
+    Init();
+    fake_->width = 4;
+    fake_->cache_answer = CacheAnswer::kNothingCached;
+    const size_t size = 16 * kMiB;
+    File f = OpenDirectFile("cold-last-copy-fails", size, 72);
+    SKIP_WITHOUT_O_DIRECT();
+    for (size_t bad_window : {size_t{15}, size_t{12}}) {
+        SCOPED_TRACE("the copy of window " + std::to_string(bad_window) + " fails when waited for");
+        Buffer b(size, kDevice);
+        fake_->sync_fail_at = reinterpret_cast<uintptr_t>(b.data() + bad_window * kMiB + 5);
+        int gpu_error = 0;
+        ssize_t n = Read(f, b, 0, size, 0, &gpu_error);
+        fake_->sync_fail_at = 0;
+        ASSERT_EQ(n, static_cast<ssize_t>(bad_window * kMiB)) << "1 MiB windows";
+        EXPECT_EQ(hf_test_pattern_check(b.data(), bad_window * kMiB, 0, 72), -1);
+        EXPECT_TRUE(LogHas(HF_LOG_ERROR, "fakeFailure"));
+    }
+    ExpectReadBack(f, size, 72);
+}
+
 TEST_F(FallbackDirectIo, PartlyCachedRangesReadTheRestDirect)
 {
     InitSplitting(16, 4, 64);
