@@ -36,7 +36,8 @@
  * A thread whose last task of a request spent more than half its time off its CPU (blocked on the
  * storage) sleeps at once when idle: the next request will wait on the storage too, and a poll
  * saves microseconds against milliseconds. Reading the thread's CPU clock costs a system call, so
- * only the tasks of split requests, each a large part of one, are timed.
+ * only the tasks of split requests, each a large part of one, are timed; a task shorter than a
+ * poll is not judged by its CPU share, which a single wake-up would dominate.
  */
 #define SPIN_AFTER_WAITING_MIN_NS SPIN_NS
 /* Fewer CPUs than this: nobody spins, since a spinner would take a CPU from the work itself. */

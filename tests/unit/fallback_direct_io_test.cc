@@ -59,6 +59,16 @@ class FallbackDirectIo : public FallbackPlugin
         ASSERT_EQ(Read(f, b, 0, size, 0), static_cast<ssize_t>(size));
         EXPECT_EQ(hf_test_pattern_check(b.data(), size, 0, seed), -1);
     }
+    // The plugin as configured, four lanes, the page cache answering @p answer, and a new file
+    // of @p size pattern bytes of @p seed with an O_DIRECT twin.
+    File InitWithLanesAndFile(const std::string &name, size_t size, uint32_t seed,
+                              CacheAnswer answer)
+    {
+        Init();
+        fake_->width = 4;
+        fake_->cache_answer = answer;
+        return OpenDirectFile(name, size, seed);
+    }
     // Read @p size bytes of @p f from offset 0 into new memory of @p kind; they must be the file's
     // (pattern @p seed).
     void ExpectReadBack(const File &f, size_t size, uint32_t seed, const MemKind &kind = kDevice)
@@ -130,11 +140,9 @@ TEST_F(FallbackDirectIo, MostlyUncachedStagedReadsRunInLanes)
 // page cache.
 TEST_F(FallbackDirectIo, AReadFromTheStorageProbesOnlyWindowsWithCachedBytes)
 {
-    Init();
-    fake_->width = 4;
-    fake_->cache_answer = CacheAnswer::kFirstMebibyte;
     const size_t size = 16 * kMiB;
-    File f = OpenDirectFile("cold-but-the-first-mebibyte", size, 71);
+    File f =
+        InitWithLanesAndFile("cold-but-the-first-mebibyte", size, 71, CacheAnswer::kFirstMebibyte);
     SKIP_WITHOUT_O_DIRECT();
     ExpectReadBack(f, size, 71);
     EXPECT_EQ(fake_->bytes_probed, kMiB) << "the first window, from the page cache";
@@ -296,11 +304,8 @@ TEST_F(FallbackDirectIo, HostMemoryOutOfStepWithTheFileIsReadBuffered)
 // pool, whose slot went with the failed stream, still serves.
 TEST_F(FallbackDirectIo, ALastCopyThatFailsAfterItsLaneLeftEndsTheResultAtItsWindow)
 {
-    Init();
-    fake_->width = 4;
-    fake_->cache_answer = CacheAnswer::kNothingCached;
     const size_t size = 16 * kMiB;
-    File f = OpenDirectFile("cold-last-copy-fails", size, 72);
+    File f = InitWithLanesAndFile("cold-last-copy-fails", size, 72, CacheAnswer::kNothingCached);
     SKIP_WITHOUT_O_DIRECT();
     for (size_t bad_window : {size_t{15}, size_t{12}}) {
         SCOPED_TRACE("the copy of window " + std::to_string(bad_window) + " fails when waited for");
