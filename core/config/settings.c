@@ -142,7 +142,9 @@ const struct hf_setting hf_settings[HF_SETTING_COUNT] = {
     [HF_SETTING_MAX_DEVICE_PINNED_MEM_SIZE_KB] =
         {.decl = {HFP_INT_SETTING("properties.max_device_pinned_mem_size_kb", 33554432,
                                   1024, MAX_CONFIG_INT, "KiB",
-                                  "cap on pinned memory per GPU, staging buffers included"),
+                                  "cap on pinned memory per GPU, staging buffers included; "
+                                  "at most an eighth of the memory the process may use, "
+                                  "shared by its GPUs"),
                   .live = true},
          SIZE_PARAM(hipFileParamPropertiesMaxDevicePinnedMemSizeKB)},
     [HF_SETTING_ALLOW_SYSTEM_MEMORY] =

@@ -5,13 +5,16 @@
 #include "host/host_api.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 
 #include "base/log.h"
+#include "base/memory_budget.h"
 #include "base/sys.h"
 #include "config/config.h"
 #include "services/executor.h"
 #include "services/gpu.h"
+#include "services/gpu_runtime.h"
 
 static struct hf_backend *host_backend(const struct hf_host_api *host)
 {
@@ -71,8 +74,32 @@ static uint64_t kib(int64_t value)
     return value > 0 ? (uint64_t)value : 0;
 }
 
+/*
+ * Pinned staging memory of all GPUs together takes at most this part of the memory the process
+ * may use: a container's memory limit counts pages the GPU driver locks, and a staging pool that
+ * fills a small container would have the process killed.
+ */
+#define PINNED_SHARE_OF_MEMORY 8
+
+/* KiB of pinned memory one GPU's staging may take from the memory budget. */
+static uint64_t pinned_share_kb(void)
+{
+    /* Read once: the cgroup walk costs system calls, and limits change rarely if ever. */
+    static _Atomic uint64_t budget;
+    uint64_t bytes = atomic_load_explicit(&budget, memory_order_relaxed);
+    if (bytes == 0) {
+        bytes = hf_memory_budget();
+        atomic_store_explicit(&budget, bytes, memory_order_relaxed);
+    }
+    const struct hf_gpu_runtime *rt = hf_gpu_runtime();
+    uint64_t gpus = rt != NULL && rt->device_count > 0 ? (uint64_t)rt->device_count : 1;
+    return bytes / PINNED_SHARE_OF_MEMORY / gpus / 1024;
+}
+
 void hf_host_core_limits(struct hf_core_limits *limits_p)
 {
+    uint64_t pinned_kb = kib(hf_setting_int(HF_SETTING_MAX_DEVICE_PINNED_MEM_SIZE_KB));
+    uint64_t share_kb = pinned_share_kb();
     int64_t parallelism = hf_setting_int(HF_SETTING_MAX_REQUEST_PARALLELISM);
     *limits_p = (struct hf_core_limits){
         .struct_size = sizeof(struct hf_core_limits),
@@ -83,8 +110,7 @@ void hf_host_core_limits(struct hf_core_limits *limits_p)
         .min_io_threshold_size_kb = kib(hf_setting_int(HF_SETTING_MIN_IO_THRESHOLD_SIZE_KB)),
         .per_buffer_cache_size_kb = kib(hf_setting_int(HF_SETTING_PER_BUFFER_CACHE_SIZE_KB)),
         .max_device_cache_size_kb = kib(hf_setting_int(HF_SETTING_MAX_DEVICE_CACHE_SIZE_KB)),
-        .max_device_pinned_mem_size_kb =
-            kib(hf_setting_int(HF_SETTING_MAX_DEVICE_PINNED_MEM_SIZE_KB)),
+        .max_device_pinned_mem_size_kb = pinned_kb < share_kb ? pinned_kb : share_kb,
     };
 }
 

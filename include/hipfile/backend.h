@@ -325,7 +325,9 @@ struct hf_core_limits {
     uint64_t min_io_threshold_size_kb; /**< execution.min_io_threshold_size_kb */
     uint64_t per_buffer_cache_size_kb; /**< properties.per_buffer_cache_size_kb */
     uint64_t max_device_cache_size_kb; /**< properties.max_device_cache_size_kb */
-    uint64_t max_device_pinned_mem_size_kb; /**< properties.max_device_pinned_mem_size_kb */
+    /** properties.max_device_pinned_mem_size_kb, at most an eighth of the memory the process may
+     *  use (physical memory or its cgroup's limit) divided among the GPUs */
+    uint64_t max_device_pinned_mem_size_kb;
 };
 
 /**

@@ -18,11 +18,13 @@
 #include "plugin_fixture.h"
 
 extern "C" {
+#include "base/memory_budget.h"
 #include "host/backend_call.h"
 #include "config/config.h"
 #include "host/host_api.h"
 #include "host/loader.h"
 #include "host/manifest.h"
+#include "services/gpu_runtime.h"
 }
 
 using hf_fixture::LogCapture;
@@ -733,6 +735,25 @@ TEST_F(Loader, CoreLimitsAreTheCoresCurrentSettings)
     b->host.core_limits(&b->host, &limits);
     EXPECT_EQ(limits.max_request_parallelism, 5u);
     EXPECT_TRUE(limits.parallel_io);
+}
+
+TEST_F(Loader, CoreLimitsHoldPinnedMemoryToAnEighthOfWhatTheProcessMayUse)
+{
+    // The largest setting there is: the process's memory bounds it on any machine of under 16 TiB.
+    dir_.add("fixture-good");
+    ASSERT_EQ(load("", "properties: { max_device_pinned_mem_size_kb = 2147483647; };"), 0);
+    const hf_backend *b = hf_backend_find("fixture-good");
+    ASSERT_NE(b, nullptr);
+    hf_core_limits limits;
+    b->host.core_limits(&b->host, &limits);
+    const struct hf_gpu_runtime *rt = hf_gpu_runtime();
+    uint64_t gpus =
+        rt != nullptr && rt->device_count > 0 ? static_cast<uint64_t>(rt->device_count) : 1;
+    uint64_t share_kb = hf_memory_budget() / 8 / gpus / 1024;
+    ASSERT_LT(share_kb, 2147483647u);
+    EXPECT_EQ(limits.max_device_pinned_mem_size_kb, share_kb);
+    // The cache limit, staging memory the user sized, is the user's alone.
+    EXPECT_EQ(limits.max_device_cache_size_kb, 131072u);
 }
 
 TEST_F(Loader, EmptyDirectoryLoadsNothingAndSucceeds)
