@@ -6,8 +6,10 @@
 
 #include <errno.h>
 #include <stdatomic.h>
+#include <string.h>
 #include <stdarg.h>
 
+#include "base/cpu_budget.h"
 #include "base/log.h"
 #include "base/memory_budget.h"
 #include "base/sys.h"
@@ -81,15 +83,30 @@ static uint64_t kib(int64_t value)
  */
 #define PINNED_SHARE_OF_MEMORY 8
 
+/*
+ * The process's budgets, read once: the cgroup walk costs system calls, and limits change rarely
+ * if ever. Two threads that race to read them store the same values.
+ */
+static _Atomic uint64_t memory_budget;
+static _Atomic uint32_t cpu_budget;
+
+static uint32_t cpus(void)
+{
+    uint32_t n = atomic_load_explicit(&cpu_budget, memory_order_relaxed);
+    if (n == 0) {
+        n = hf_cpu_budget();
+        atomic_store_explicit(&cpu_budget, n, memory_order_relaxed);
+    }
+    return n;
+}
+
 /* KiB of pinned memory one GPU's staging may take from the memory budget. */
 static uint64_t pinned_share_kb(void)
 {
-    /* Read once: the cgroup walk costs system calls, and limits change rarely if ever. */
-    static _Atomic uint64_t budget;
-    uint64_t bytes = atomic_load_explicit(&budget, memory_order_relaxed);
+    uint64_t bytes = atomic_load_explicit(&memory_budget, memory_order_relaxed);
     if (bytes == 0) {
         bytes = hf_memory_budget();
-        atomic_store_explicit(&budget, bytes, memory_order_relaxed);
+        atomic_store_explicit(&memory_budget, bytes, memory_order_relaxed);
     }
     const struct hf_gpu_runtime *rt = hf_gpu_runtime();
     uint64_t gpus = rt != NULL && rt->device_count > 0 ? (uint64_t)rt->device_count : 1;
@@ -111,14 +128,22 @@ void hf_host_core_limits(struct hf_core_limits *limits_p)
         .per_buffer_cache_size_kb = kib(hf_setting_int(HF_SETTING_PER_BUFFER_CACHE_SIZE_KB)),
         .max_device_cache_size_kb = kib(hf_setting_int(HF_SETTING_MAX_DEVICE_CACHE_SIZE_KB)),
         .max_device_pinned_mem_size_kb = pinned_kb < share_kb ? pinned_kb : share_kb,
+        .cpu_budget = cpus(),
     };
 }
 
+/* A backend built before a member was appended passes a smaller struct: only that much is filled.
+ */
 static void host_core_limits(const struct hf_host_api *host, struct hf_core_limits *limits_p)
 {
     (void)host;
-    if (limits_p != NULL)
-        hf_host_core_limits(limits_p);
+    if (limits_p == NULL)
+        return;
+    struct hf_core_limits limits;
+    hf_host_core_limits(&limits);
+    size_t size = limits_p->struct_size < sizeof(limits) ? limits_p->struct_size : sizeof(limits);
+    limits.struct_size = (uint32_t)size;
+    memcpy(limits_p, &limits, size);
 }
 
 void hf_host_api_fill(struct hf_backend *backend)
@@ -143,7 +168,7 @@ void hf_host_api_fill(struct hf_backend *backend)
 /*
  * Minor 6 added file kinds and hf_file_info members only, minor 7 the ops table's transfer, minor 8
  * the system-call table's cached_bytes (base/sys.c), minor 9 the ops table's file_size, minor 10
- * the GPU table's host_register_read_only (services/gpu_runtime.c): the host table is complete at
- * 5.
+ * the GPU table's host_register_read_only (services/gpu_runtime.c), minor 11 the core limits'
+ * cpu_budget (hf_host_core_limits): the host table is complete at 5.
  */
-_Static_assert(HF_BACKEND_ABI_MINOR == 10, "hf_host_api_fill fills the host table up to minor 10");
+_Static_assert(HF_BACKEND_ABI_MINOR == 11, "hf_host_api_fill fills the host table up to minor 11");

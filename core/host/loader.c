@@ -61,6 +61,9 @@ static const size_t ops_size_for_minor[] = {
     /* Minor 10 added host_register_read_only to the GPU table, on the host side only. */
     [10] = offsetof(struct hf_backend_ops, file_size) +
            sizeof(((struct hf_backend_ops *)0)->file_size),
+    /* Minor 11 added cpu_budget to the core limits, on the host side only. */
+    [11] = offsetof(struct hf_backend_ops, file_size) +
+           sizeof(((struct hf_backend_ops *)0)->file_size),
 };
 _Static_assert(sizeof(ops_size_for_minor) / sizeof(ops_size_for_minor[0]) ==
                    HF_BACKEND_ABI_MINOR + 1,

@@ -36,7 +36,7 @@ extern "C" {
 /** ABI major implemented by this header; also the suffix of the entry symbol. */
 #define HF_BACKEND_ABI_MAJOR 1u
 /** ABI minor implemented by this header. */
-#define HF_BACKEND_ABI_MINOR 10u
+#define HF_BACKEND_ABI_MINOR 11u
 /** Name of the one symbol a plugin exports. */
 #define HF_BACKEND_ENTRY_SYMBOL "hf_backend_entry_v1"
 
@@ -315,7 +315,8 @@ struct hf_setting_decl {
 /**
  * Since ABI minor 5: the core settings a backend obeys, as their current values. hf_host_api.
  * core_limits fills it with a few atomic loads, so a backend may read it for every request. The
- * core's settings table documents each key.
+ * core's settings table documents each key. The core fills the members that the struct_size the
+ * caller set holds, and sets struct_size to the bytes it filled.
  */
 struct hf_core_limits {
     uint32_t struct_size;              /**< sizeof(struct hf_core_limits) as built by the core */
@@ -328,6 +329,9 @@ struct hf_core_limits {
     /** properties.max_device_pinned_mem_size_kb, at most an eighth of the memory the process may
      *  use (physical memory or its cgroup's limit) divided among the GPUs */
     uint64_t max_device_pinned_mem_size_kb;
+    /** Since ABI minor 11: CPUs the process may use (its affinity mask, bounded by its cgroup's
+     *  CPU quota); 0 where the core does not say */
+    uint32_t cpu_budget;
 };
 
 /**

@@ -227,8 +227,8 @@ static inline int hfp_config_string(const struct hf_host_api *host,
  * The core settings a backend obeys, as they are now (host->core_limits, which every core of ABI
  * minor 5 fills and HFP_BACKEND_ENTRY requires). Members a core's struct lacks read as no limit:
  * parallel_io true, force_odirect_mode false, max_request_parallelism 0, the two device caps
- * UINT64_MAX, and min_io_threshold_size_kb and per_buffer_cache_size_kb 0 (the backend's own
- * default applies).
+ * UINT64_MAX, min_io_threshold_size_kb and per_buffer_cache_size_kb 0 (the backend's own
+ * default applies), and cpu_budget 0 (unknown; cores before minor 11).
  */
 static inline void hfp_core_limits(const struct hf_host_api *host, struct hf_core_limits *lim_p)
 {

@@ -75,6 +75,8 @@ struct fallback_limits {
     unsigned max_pieces;    /**< execution.max_request_parallelism */
     size_t split_threshold; /**< smallest piece, bytes */
     int direct_io;          /**< enum fallback_direct_io, "always" under force_odirect_mode */
+    unsigned cpu_lanes;     /**< most lanes of work the CPUs do (the page cache's copies): one
+                                 more than the CPUs the process may use; UINT_MAX when unknown */
 };
 
 /** Bounce buffers of HFP_STREAM_BOUNCE_SIZE for staged reads from the page cache: how many, their

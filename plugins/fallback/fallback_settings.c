@@ -217,6 +217,8 @@ void fallback_limits_read(const struct fallback *fb, struct fallback_limits *lim
         .max_pieces = UINT_MAX,
         .split_threshold = fb->set.split_threshold,
         .direct_io = core.force_odirect_mode ? FALLBACK_DIRECT_ALWAYS : fb->set.direct_io,
+        .cpu_lanes =
+            core.cpu_budget > 0 && core.cpu_budget < UINT_MAX ? core.cpu_budget + 1 : UINT_MAX,
     };
     if (core.max_request_parallelism >= 1 && core.max_request_parallelism < UINT_MAX)
         lim.max_pieces = core.max_request_parallelism;

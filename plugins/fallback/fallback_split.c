@@ -264,6 +264,15 @@ ssize_t fallback_serve(struct fallback *fb, const struct hf_io_request *req)
         io.cached_bytes = FALLBACK_CACHED_UNASKED;
     ssize_t result;
     io.from_storage = io.staged && io.op == HF_IO_READ && read_goes_to_storage(&io);
+    /*
+     * Staged work that the page cache serves is the CPUs' own copying: lanes past the CPUs the
+     * process may use only wait for a turn, and on two CPUs cost a sixth to a third of the rate
+     * (docs/performance.rst). Reads from the storage and direct writes wait on the device, and
+     * keep every lane: their threads are what keep its queue full.
+     */
+    bool storage_bound = io.op == HF_IO_READ ? io.from_storage : io.direct_write;
+    if (io.staged && !storage_bound && width > lim.cpu_lanes)
+        width = lim.cpu_lanes;
     if (io.staged && io.op == HF_IO_READ && fb->set.pipeline_reads &&
         (fb->set.pipeline_max == 0 || io.size <= fb->set.pipeline_max) && !io.from_storage) {
         /* The pipeline's readers need no slot each: every worker may read. */

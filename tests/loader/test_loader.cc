@@ -1,6 +1,7 @@
 // The plugin loader against fixture plugins: what loads, what is skipped, and the one log line
 // that says why, for every step a plugin can fail (manifest, library path, handshake, init, probe).
 #include <cctype>
+#include <cstddef>
 #include <cerrno>
 #include <climits>
 #include <cstring>
@@ -18,6 +19,7 @@
 #include "plugin_fixture.h"
 
 extern "C" {
+#include "base/cpu_budget.h"
 #include "base/memory_budget.h"
 #include "host/backend_call.h"
 #include "config/config.h"
@@ -737,15 +739,25 @@ TEST_F(Loader, CoreLimitsAreTheCoresCurrentSettings)
     EXPECT_TRUE(limits.parallel_io);
 }
 
+// What fixture-good's core_limits fills into a struct of @p struct_size bytes, 0xa5 before.
+hf_core_limits GoodLimits(uint32_t struct_size = sizeof(hf_core_limits))
+{
+    hf_core_limits limits;
+    memset(&limits, 0xa5, sizeof(limits));
+    limits.struct_size = struct_size;
+    const hf_backend *b = hf_backend_find("fixture-good");
+    EXPECT_NE(b, nullptr);
+    if (b != nullptr)
+        b->host.core_limits(&b->host, &limits);
+    return limits;
+}
+
 TEST_F(Loader, CoreLimitsHoldPinnedMemoryToAnEighthOfWhatTheProcessMayUse)
 {
     // The largest setting there is: the process's memory bounds it on any machine of under 16 TiB.
     dir_.add("fixture-good");
     ASSERT_EQ(load("", "properties: { max_device_pinned_mem_size_kb = 2147483647; };"), 0);
-    const hf_backend *b = hf_backend_find("fixture-good");
-    ASSERT_NE(b, nullptr);
-    hf_core_limits limits;
-    b->host.core_limits(&b->host, &limits);
+    hf_core_limits limits = GoodLimits();
     const struct hf_gpu_runtime *rt = hf_gpu_runtime();
     uint64_t gpus =
         rt != nullptr && rt->device_count > 0 ? static_cast<uint64_t>(rt->device_count) : 1;
@@ -754,6 +766,21 @@ TEST_F(Loader, CoreLimitsHoldPinnedMemoryToAnEighthOfWhatTheProcessMayUse)
     EXPECT_EQ(limits.max_device_pinned_mem_size_kb, share_kb);
     // The cache limit, staging memory the user sized, is the user's alone.
     EXPECT_EQ(limits.max_device_cache_size_kb, 131072u);
+}
+
+TEST_F(Loader, CoreLimitsSayTheCpusTheProcessMayUseAndFillOnlyWhatTheBackendKnows)
+{
+    dir_.add("fixture-good");
+    ASSERT_EQ(load("", "execution: { max_request_parallelism = 3; };"), 0);
+    hf_core_limits limits = GoodLimits();
+    EXPECT_EQ(limits.struct_size, sizeof(limits));
+    EXPECT_EQ(limits.cpu_budget, hf_cpu_budget());
+    EXPECT_GE(limits.cpu_budget, 1u);
+    // A backend built before minor 11 passes the struct without cpu_budget: bytes past it stay.
+    limits = GoodLimits(offsetof(hf_core_limits, cpu_budget));
+    EXPECT_EQ(limits.struct_size, offsetof(hf_core_limits, cpu_budget));
+    EXPECT_EQ(limits.max_request_parallelism, 3u);
+    EXPECT_EQ(limits.cpu_budget, 0xa5a5a5a5u) << "written past the backend's struct";
 }
 
 TEST_F(Loader, EmptyDirectoryLoadsNothingAndSucceeds)

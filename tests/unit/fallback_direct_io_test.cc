@@ -151,6 +151,33 @@ TEST_F(FallbackDirectIo, AReadFromTheStorageProbesOnlyWindowsWithCachedBytes)
     EXPECT_EQ(fake_->bytes_buffered, 0u);
 }
 
+// The page cache's bytes reach staging by the CPUs' own copies: such staged work takes at most one
+// lane more than the CPUs the process may use, where more would only wait for a turn. Reads from
+// the storage wait on the device, and keep every lane to fill its queue.
+TEST_F(FallbackDirectIo, PageCacheWorkTakesLanesByTheCpusAndTheStorageKeepsThemAll)
+{
+    const size_t size = 32 * kMiB;
+    File f = InitWithLanesAndFile("cpu-lanes", size, 72, CacheAnswer::kKernel);
+    SKIP_WITHOUT_O_DIRECT();
+    fake_->width = 8;
+    fake_->cpu_budget = 1;
+    ExpectReadBack(f, size, 72); // cached: the pipeline
+    EXPECT_EQ(fake_->parallel_tasks, 2) << "one more than the one CPU";
+    Buffer w(size, kDevice);
+    hf_test_pattern_fill(w.data(), size, 0, 73);
+    ASSERT_EQ(Write(f, w, 0, size, 0), static_cast<ssize_t>(size)); // into the page cache
+    EXPECT_EQ(fake_->parallel_tasks, 2 + 2);
+    fake_->cache_answer = CacheAnswer::kNothingCached;
+    ExpectReadBack(f, size, 73); // from the storage, in 1 MiB windows
+    EXPECT_EQ(fake_->parallel_tasks, 2 + 2 + 8) << "every lane the executor has";
+    EXPECT_GT(fake_->bytes_direct, 0u);
+    // A core that does not say how many CPUs bounds nothing.
+    fake_->cpu_budget = 0;
+    fake_->cache_answer = CacheAnswer::kKernel;
+    ExpectReadBack(f, size, 73);
+    EXPECT_EQ(fake_->parallel_tasks, 2 + 2 + 8 + 8);
+}
+
 // The storage completes reads one after another: lanes read it in windows of at most a mebibyte
 // once the read gives every lane a chunk, so copies start while later reads still run, rather than
 // whole chunks that all land at the end. A chunk smaller than that is the window itself; a read

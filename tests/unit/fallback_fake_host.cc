@@ -144,6 +144,7 @@ void FakeCoreLimits(const hf_host_api *, hf_core_limits *limits_p)
     limits_p->max_device_cache_size_kb = number("properties.max_device_cache_size_kb", UINT64_MAX);
     limits_p->max_device_pinned_mem_size_kb =
         number("properties.max_device_pinned_mem_size_kb", UINT64_MAX);
+    limits_p->cpu_budget = g_fake->cpu_budget;
 }
 
 int FakeConfigString(const hf_host_api *, const char *key, const char **value_p)

@@ -134,7 +134,8 @@ struct FakeState {
     std::atomic<bool> caller_waits_for_device_failure{false};
     std::atomic<int> device_count{2};
 
-    std::atomic<unsigned> width{4}; // parallel_width: workers + caller
+    std::atomic<unsigned> width{4};      // parallel_width: workers + caller
+    std::atomic<uint32_t> cpu_budget{0}; // core_limits' CPUs the process may use; 0: unknown
     std::atomic<int> parallel_runs{0};
     std::atomic<int> parallel_tasks{0};
     std::atomic<int> parallel_run_result{0}; // nonzero: parallel_run fails with it, running nothing

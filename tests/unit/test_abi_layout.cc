@@ -379,7 +379,7 @@ PIN_VALUE(HIPFILE_STREAM_FLAGS_MASK, 0xf);
 
 PIN_VALUE(HF_BACKEND_MAGIC, 0x48464245u);
 PIN_VALUE(HF_BACKEND_ABI_MAJOR, 1u);
-static_assert(HF_BACKEND_ABI_MINOR == 10u,
+static_assert(HF_BACKEND_ABI_MINOR == 11u,
               "the plugin ABI minor changed: update the size pins below for the new minor");
 PIN_VALUE(HF_EGPU, 4096);
 
@@ -534,7 +534,7 @@ PIN_OFFSET(struct hf_backend_ops, setting_count, 136); // minor 5
 PIN_OFFSET(struct hf_backend_ops, transfer, 144);      // minor 7
 PIN_OFFSET(struct hf_backend_ops, file_size, 152);     // minor 9
 
-PIN_SIZE(struct hf_core_limits, 48);
+PIN_SIZE(struct hf_core_limits, 56);
 PIN_OFFSET(struct hf_core_limits, struct_size, 0);
 PIN_OFFSET(struct hf_core_limits, parallel_io, 4);
 PIN_OFFSET(struct hf_core_limits, force_odirect_mode, 5);
@@ -543,6 +543,7 @@ PIN_OFFSET(struct hf_core_limits, min_io_threshold_size_kb, 16);
 PIN_OFFSET(struct hf_core_limits, per_buffer_cache_size_kb, 24);
 PIN_OFFSET(struct hf_core_limits, max_device_cache_size_kb, 32);
 PIN_OFFSET(struct hf_core_limits, max_device_pinned_mem_size_kb, 40);
+PIN_OFFSET(struct hf_core_limits, cpu_budget, 48); // minor 11
 
 PIN_SIZE(struct hf_setting_decl, 96);
 PIN_OFFSET(struct hf_setting_decl, key, 0);

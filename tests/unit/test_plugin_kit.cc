@@ -302,6 +302,7 @@ TEST_F(PluginKit, CoreLimitsComeFromTheHostWhenItFillsThem)
     EXPECT_EQ(lim.max_request_parallelism, 7u);
     EXPECT_EQ(lim.max_device_cache_size_kb, 2048u);
     EXPECT_EQ(lim.max_device_pinned_mem_size_kb, UINT64_MAX);
+    EXPECT_EQ(lim.cpu_budget, 0u) << "a core that does not say leaves the CPUs unknown";
 }
 
 } // namespace
