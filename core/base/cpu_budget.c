@@ -69,7 +69,7 @@ unsigned hf_cpu_budget_at(unsigned affinity_cpus, const char *proc_cgroup, const
     return quota > 0 && quota < budget ? (unsigned)quota : budget;
 }
 
-unsigned hf_cpu_budget(void)
+unsigned hf_cpu_affinity(void)
 {
     cpu_set_t set;
     unsigned affinity = 0;
@@ -79,5 +79,10 @@ unsigned hf_cpu_budget(void)
         long online = sysconf(_SC_NPROCESSORS_ONLN);
         affinity = online > 0 ? (unsigned)online : 1;
     }
-    return hf_cpu_budget_at(affinity, "/proc/self/cgroup", "/sys/fs/cgroup");
+    return affinity;
+}
+
+unsigned hf_cpu_budget(void)
+{
+    return hf_cpu_budget_at(hf_cpu_affinity(), "/proc/self/cgroup", "/sys/fs/cgroup");
 }

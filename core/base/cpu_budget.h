@@ -9,6 +9,9 @@
 /** CPUs this process may use, at least 1: hf_cpu_budget_at on the live system. */
 unsigned hf_cpu_budget(void);
 
+/** CPUs in this process's affinity mask (the CPUs online where the mask cannot be read). */
+unsigned hf_cpu_affinity(void);
+
 /**
  * The CPUs a process may use given @p affinity_cpus CPUs in its affinity mask, the file
  * @p proc_cgroup (what /proc/self/cgroup holds) and the cgroup file system mounted at

@@ -41,10 +41,14 @@ uint64_t hf_memory_budget_at(uint64_t physical, const char *proc_cgroup, const c
     return budget;
 }
 
-uint64_t hf_memory_budget(void)
+uint64_t hf_physical_memory(void)
 {
     long pages = sysconf(_SC_PHYS_PAGES);
     long page = sysconf(_SC_PAGESIZE);
-    uint64_t physical = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
-    return hf_memory_budget_at(physical, "/proc/self/cgroup", "/sys/fs/cgroup");
+    return pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+}
+
+uint64_t hf_memory_budget(void)
+{
+    return hf_memory_budget_at(hf_physical_memory(), "/proc/self/cgroup", "/sys/fs/cgroup");
 }

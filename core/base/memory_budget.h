@@ -11,6 +11,9 @@
 /** Bytes this process may use, at least one page: hf_memory_budget_at on the live system. */
 uint64_t hf_memory_budget(void);
 
+/** The machine's physical memory in bytes, 0 when it cannot be read. */
+uint64_t hf_physical_memory(void);
+
 /**
  * The bytes a process may use given @p physical bytes of memory, the file @p proc_cgroup (what
  * /proc/self/cgroup holds) and the cgroup file system mounted at @p cgroup_root

@@ -16,8 +16,11 @@
 #include "api/driver.h"
 #include "api/io.h"
 #include "api/registry.h"
+#include "base/cpu_budget.h"
 #include "base/log.h"
+#include "base/memory_budget.h"
 #include "config/config.h"
+#include "host/host_api.h"
 #include "host/loader.h"
 #include "host/manifest.h"
 #include "host/plugin_trust.h"
@@ -82,6 +85,20 @@ bool hf_introspect_runtime(struct hf_introspect_runtime *out)
     out->memtype_v6 = rt->memtype_v6;
     out->host_emulated = rt->host_emulated;
     return true;
+}
+
+void hf_introspect_budgets(struct hf_introspect_budgets *out)
+{
+    struct hf_core_limits limits;
+    hf_host_core_limits(&limits);
+    *out = (struct hf_introspect_budgets){
+        .cpus = limits.cpu_budget,
+        .affinity_cpus = hf_cpu_affinity(),
+        .memory_bytes = hf_memory_budget(),
+        .physical_bytes = hf_physical_memory(),
+        .pinned_kb = limits.max_device_pinned_mem_size_kb,
+        .staging_kb = limits.max_device_cache_size_kb,
+    };
 }
 
 const char *hf_introspect_runtime_error(int code)

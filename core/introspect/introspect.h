@@ -3,8 +3,8 @@
  * hipFileDriverOpen one at a time, the settings with their values and origins, the keys plugins
  * declare, the bound runtime, the manifests and loaded backends, and the selector's verdict for one
  * registered file and buffer. Plain structs and functions, so the tool depends on this header
- * (and the public ones) alone, and core/introspect/introspect.c is the one place its needs touch the
- * core's internals.
+ * (and the public ones) alone, and core/introspect/introspect.c is the one place its needs touch
+ * the core's internals.
  */
 #ifndef HF_CORE_INTROSPECT_H
 #define HF_CORE_INTROSPECT_H
@@ -63,6 +63,20 @@ void *hf_introspect_runtime_symbol(const char *name);
 int hf_introspect_host_malloc(void **ptr_p, size_t size);
 /** Free what hf_introspect_host_malloc gave. */
 void hf_introspect_host_free(void *ptr);
+
+/* ---- what the process may use --------------------------------------------------------------- */
+
+/** The budgets the library sizes its threads' work and its pinned staging by. */
+struct hf_introspect_budgets {
+    unsigned cpus; /**< CPUs the process may use: its affinity mask under its cgroup's quota */
+    unsigned affinity_cpus;  /**< CPUs in its affinity mask */
+    uint64_t memory_bytes;   /**< memory it may use: physical memory under its cgroup's limit */
+    uint64_t physical_bytes; /**< the machine's physical memory, 0 when unknown */
+    uint64_t pinned_kb;      /**< pinned memory per GPU a backend may take (the core's limit) */
+    uint64_t staging_kb;     /**< staging memory per GPU (properties.max_device_cache_size_kb) */
+};
+/** The budgets as the library reads them now. */
+void hf_introspect_budgets(struct hf_introspect_budgets *out);
 
 /* ---- manifests and backends ------------------------------------------------------------------ */
 

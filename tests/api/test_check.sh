@@ -80,6 +80,8 @@ ReportListsFallbackAsLoaded)
     expect_out "GPU I/O is usable"
     expect_out "name: *host"
     expect_out "properties.compat_mode"
+    expect_out "CPUs: *[0-9][0-9]* ([0-9][0-9]* in the affinity mask"
+    expect_out "staging per GPU: *128 MiB, pinned at most "
     ;;
 ExplainNamesFallbackAsServer)
     head -c 65536 /dev/zero >"$WORK/data"
@@ -101,7 +103,11 @@ JsonOutputParses)
     json_check 'd["verdict"]["usable"] is True' \
         '[m["name"] for m in d["plugins"]["manifests"] if m["loaded"]] == ["fallback", "fastpath", "remote"]' \
         'd["runtime"]["name"] == "host" and d["runtime"]["devices"] >= 1' \
-        '{"key": "gpu.runtime", "value": "host", "unit": "", "source": "environment HIPFILE_GPU_RUNTIME"}.items() <= next(s for s in d["settings"] if s["key"] == "gpu.runtime").items()'
+        '{"key": "gpu.runtime", "value": "host", "unit": "", "source": "environment HIPFILE_GPU_RUNTIME"}.items() <= next(s for s in d["settings"] if s["key"] == "gpu.runtime").items()' \
+        '1 <= d["budgets"]["cpus"] <= d["budgets"]["affinity_cpus"]' \
+        '0 < d["budgets"]["memory_bytes"] <= d["budgets"]["physical_bytes"]' \
+        'd["budgets"]["pinned_kb"] == min(33554432, d["budgets"]["memory_bytes"] // 8 // d["runtime"]["devices"] // 1024)' \
+        'd["budgets"]["staging_kb"] == 131072'
     run 0 --json --explain "$WORK/data" --size 4000
     json_check 'd["explain"]["served_by"] == "fallback"' \
         'd["explain"]["backends"][0]["name"] == "fallback"' \

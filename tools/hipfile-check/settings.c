@@ -291,6 +291,43 @@ static void report_runtime(struct emit *e, const struct check_setup *s)
     emit_end(e);
 }
 
+/* Bytes in GiB, or MiB below one GiB, for the text report. */
+static void size_text(uint64_t bytes, char *buf, size_t size)
+{
+    if (bytes >= (uint64_t)1 << 30)
+        snprintf(buf, size, "%.1f GiB", (double)bytes / (double)((uint64_t)1 << 30));
+    else
+        snprintf(buf, size, "%.0f MiB", (double)bytes / (double)((uint64_t)1 << 20));
+}
+
+/*
+ * What the process may use, which a container sets below what the machine reports: the library
+ * sizes the lanes of page-cache work by the CPUs and its pinned staging by the memory.
+ */
+static void report_budgets(struct emit *e)
+{
+    struct hf_introspect_budgets b;
+    hf_introspect_budgets(&b);
+    char memory[32], physical[32], staging[32], pinned[32];
+    size_text(b.memory_bytes, memory, sizeof(memory));
+    size_text(b.physical_bytes, physical, sizeof(physical));
+    size_text(b.staging_kb * 1024, staging, sizeof(staging));
+    size_text(b.pinned_kb * 1024, pinned, sizeof(pinned));
+    emit_section(e, "budgets", "What the process may use");
+    emit_int(e, "cpus", NULL, b.cpus);
+    emit_int(e, "affinity_cpus", NULL, b.affinity_cpus);
+    emit_int(e, "memory_bytes", NULL, (long long)b.memory_bytes);
+    emit_int(e, "physical_bytes", NULL, (long long)b.physical_bytes);
+    emit_int(e, "staging_kb", NULL, (long long)b.staging_kb);
+    emit_int(e, "pinned_kb", NULL, (long long)b.pinned_kb);
+    emit_strf(e, NULL, "CPUs", "%u (%u in the affinity mask%s)", b.cpus, b.affinity_cpus,
+              b.cpus < b.affinity_cpus ? ", fewer by the cgroup's CPU quota" : "");
+    emit_strf(e, NULL, "memory", "%s (%s physical%s)", memory, physical,
+              b.memory_bytes < b.physical_bytes ? ", less by the cgroup's memory limit" : "");
+    emit_strf(e, NULL, "staging per GPU", "%s, pinned at most %s", staging, pinned);
+    emit_end(e);
+}
+
 void report_platform(struct emit *e, const struct check_setup *s)
 {
     emit_int(e, "format", NULL, 1);
@@ -305,4 +342,5 @@ void report_platform(struct emit *e, const struct check_setup *s)
     emit_end(e);
     report_config(e, s);
     report_runtime(e, s);
+    report_budgets(e);
 }
