@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <string.h>
 #include <stdarg.h>
 
@@ -132,7 +133,10 @@ void hf_host_core_limits(struct hf_core_limits *limits_p)
     };
 }
 
-/* A backend built before a member was appended passes a smaller struct: only that much is filled.
+/*
+ * A backend built before a member was appended passes a smaller struct: only that much is filled.
+ * Every caller's struct holds the members of minor 5, whatever its struct_size says: cores before
+ * minor 11 filled them without reading it, so a backend may never have set it.
  */
 static void host_core_limits(const struct hf_host_api *host, struct hf_core_limits *limits_p)
 {
@@ -141,7 +145,11 @@ static void host_core_limits(const struct hf_host_api *host, struct hf_core_limi
         return;
     struct hf_core_limits limits;
     hf_host_core_limits(&limits);
-    size_t size = limits_p->struct_size < sizeof(limits) ? limits_p->struct_size : sizeof(limits);
+    size_t size = limits_p->struct_size;
+    if (size < offsetof(struct hf_core_limits, cpu_budget))
+        size = offsetof(struct hf_core_limits, cpu_budget);
+    if (size > sizeof(limits))
+        size = sizeof(limits);
     limits.struct_size = (uint32_t)size;
     memcpy(limits_p, &limits, size);
 }

@@ -19,7 +19,7 @@ void hf_host_api_fill(struct hf_backend *backend);
 /**
  * What hf_host_api.core_limits answers: the current values of the core settings it names, the
  * pinned memory per GPU bounded by an eighth of the memory the process may use, shared by its
- * GPUs.
+ * GPUs, and the CPUs the process may use.
  */
 void hf_host_core_limits(struct hf_core_limits *limits_p);
 

@@ -316,7 +316,8 @@ struct hf_setting_decl {
  * Since ABI minor 5: the core settings a backend obeys, as their current values. hf_host_api.
  * core_limits fills it with a few atomic loads, so a backend may read it for every request. The
  * core's settings table documents each key. The core fills the members that the struct_size the
- * caller set holds, and sets struct_size to the bytes it filled.
+ * caller set holds (those of minor 5 whatever it says), and sets struct_size to the bytes it
+ * filled.
  */
 struct hf_core_limits {
     uint32_t struct_size;              /**< sizeof(struct hf_core_limits) as built by the core */

@@ -781,6 +781,11 @@ TEST_F(Loader, CoreLimitsSayTheCpusTheProcessMayUseAndFillOnlyWhatTheBackendKnow
     EXPECT_EQ(limits.struct_size, offsetof(hf_core_limits, cpu_budget));
     EXPECT_EQ(limits.max_request_parallelism, 3u);
     EXPECT_EQ(limits.cpu_budget, 0xa5a5a5a5u) << "written past the backend's struct";
+    // One that never set struct_size (cores before minor 11 did not read it) still gets minor 5's.
+    limits = GoodLimits(0);
+    EXPECT_EQ(limits.struct_size, offsetof(hf_core_limits, cpu_budget));
+    EXPECT_EQ(limits.max_request_parallelism, 3u);
+    EXPECT_EQ(limits.cpu_budget, 0xa5a5a5a5u);
 }
 
 TEST_F(Loader, EmptyDirectoryLoadsNothingAndSucceeds)
