@@ -2,6 +2,7 @@
 #include "base/cpu_budget.h"
 
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -84,5 +85,13 @@ unsigned hf_cpu_affinity(void)
 
 unsigned hf_cpu_budget(void)
 {
-    return hf_cpu_budget_at(hf_cpu_affinity(), "/proc/self/cgroup", "/sys/fs/cgroup");
+    /* Read once: the cgroup walk costs system calls, and quotas change rarely if ever. Threads
+     * that race here store the same value. */
+    static _Atomic unsigned budget;
+    unsigned n = atomic_load_explicit(&budget, memory_order_relaxed);
+    if (n == 0) {
+        n = hf_cpu_budget_at(hf_cpu_affinity(), "/proc/self/cgroup", "/sys/fs/cgroup");
+        atomic_store_explicit(&budget, n, memory_order_relaxed);
+    }
+    return n;
 }

@@ -6,7 +6,7 @@
 #ifndef HF_CORE_CPU_BUDGET_H
 #define HF_CORE_CPU_BUDGET_H
 
-/** CPUs this process may use, at least 1: hf_cpu_budget_at on the live system. */
+/** CPUs this process may use, at least 1: hf_cpu_budget_at on the live system, read once. */
 unsigned hf_cpu_budget(void);
 
 /** CPUs in this process's affinity mask (the CPUs online where the mask cannot be read). */

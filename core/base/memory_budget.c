@@ -2,6 +2,7 @@
 #include "base/memory_budget.h"
 
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -50,5 +51,12 @@ uint64_t hf_physical_memory(void)
 
 uint64_t hf_memory_budget(void)
 {
-    return hf_memory_budget_at(hf_physical_memory(), "/proc/self/cgroup", "/sys/fs/cgroup");
+    /* Read once, as the CPU budget is. */
+    static _Atomic uint64_t budget;
+    uint64_t bytes = atomic_load_explicit(&budget, memory_order_relaxed);
+    if (bytes == 0) {
+        bytes = hf_memory_budget_at(hf_physical_memory(), "/proc/self/cgroup", "/sys/fs/cgroup");
+        atomic_store_explicit(&budget, bytes, memory_order_relaxed);
+    }
+    return bytes;
 }

@@ -8,7 +8,8 @@
 
 #include <stdint.h>
 
-/** Bytes this process may use, at least one page: hf_memory_budget_at on the live system. */
+/** Bytes this process may use, at least one page: hf_memory_budget_at on the live system, read
+ * once. */
 uint64_t hf_memory_budget(void);
 
 /** The machine's physical memory in bytes, 0 when it cannot be read. */

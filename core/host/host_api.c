@@ -5,7 +5,6 @@
 #include "host/host_api.h"
 
 #include <errno.h>
-#include <stdatomic.h>
 #include <stddef.h>
 #include <string.h>
 #include <stdarg.h>
@@ -84,31 +83,10 @@ static uint64_t kib(int64_t value)
  */
 #define PINNED_SHARE_OF_MEMORY 8
 
-/*
- * The process's budgets, read once: the cgroup walk costs system calls, and limits change rarely
- * if ever. Two threads that race to read them store the same values.
- */
-static _Atomic uint64_t memory_budget;
-static _Atomic uint32_t cpu_budget;
-
-static uint32_t cpus(void)
-{
-    uint32_t n = atomic_load_explicit(&cpu_budget, memory_order_relaxed);
-    if (n == 0) {
-        n = hf_cpu_budget();
-        atomic_store_explicit(&cpu_budget, n, memory_order_relaxed);
-    }
-    return n;
-}
-
 /* KiB of pinned memory one GPU's staging may take from the memory budget. */
 static uint64_t pinned_share_kb(void)
 {
-    uint64_t bytes = atomic_load_explicit(&memory_budget, memory_order_relaxed);
-    if (bytes == 0) {
-        bytes = hf_memory_budget();
-        atomic_store_explicit(&memory_budget, bytes, memory_order_relaxed);
-    }
+    uint64_t bytes = hf_memory_budget();
     const struct hf_gpu_runtime *rt = hf_gpu_runtime();
     uint64_t gpus = rt != NULL && rt->device_count > 0 ? (uint64_t)rt->device_count : 1;
     return bytes / PINNED_SHARE_OF_MEMORY / gpus / 1024;
@@ -129,7 +107,7 @@ void hf_host_core_limits(struct hf_core_limits *limits_p)
         .per_buffer_cache_size_kb = kib(hf_setting_int(HF_SETTING_PER_BUFFER_CACHE_SIZE_KB)),
         .max_device_cache_size_kb = kib(hf_setting_int(HF_SETTING_MAX_DEVICE_CACHE_SIZE_KB)),
         .max_device_pinned_mem_size_kb = pinned_kb < share_kb ? pinned_kb : share_kb,
-        .cpu_budget = cpus(),
+        .cpu_budget = hf_cpu_budget(),
     };
 }
 
