@@ -12,6 +12,9 @@
 // server's clock gets RequestTimeTooSkewed, as on S3. Bodies are held in memory to be hashed,
 // which suits the test objects (a few MiB).
 //
+// s3rver's own writes are also replaced, so that an object appears whole or not at all (see
+// writeHashed below).
+//
 // Usage: node s3rver-launch.js MODULES_DIR DATA_DIR BUCKET ENDPOINT_FILE
 'use strict';
 
@@ -19,6 +22,8 @@ const crypto = require('crypto');
 const fs = require('fs');
 const http = require('http');
 const path = require('path');
+const { Readable, Transform } = require('stream');
+const { pipeline } = require('stream/promises');
 
 const [modulesDir, dataDir, bucket, endpointFile] = process.argv.slice(2);
 if (!endpointFile) {
@@ -27,6 +32,7 @@ if (!endpointFile) {
 }
 const load = (name) => require(path.resolve(modulesDir, 'node_modules', name));
 const S3rver = load('s3rver');
+const FilesystemStore = load('s3rver/lib/stores/filesystem');
 const { SignatureV4 } = load('@smithy/signature-v4');
 const { Hash } = load('@smithy/hash-node');
 
@@ -150,6 +156,58 @@ async function checkRequest(req, body) {
       'not match what was computed.'];
   return null;
 }
+
+// s3rver 3.7.1 writes an object in place and answers the PUT when its hashing transform has seen
+// the body, not when the file is written. Meanwhile any listing of the bucket, and s3rver answers
+// a HEAD on the bucket (which the library sends when it opens an object for writing) with one,
+// finds the object without its .md5 file, hashes the partial file and writes that as the md5,
+// racing the PUT's own. A HEAD of the object then reads an empty or wrong ETag. Here the body goes
+// to a file outside the buckets and is renamed into place after its md5 and metadata are written,
+// so a listing never sees an object being written, and the answer waits for all of it.
+const incomingDir = path.join(path.dirname(path.resolve(dataDir)), 'incoming');
+
+async function writeHashed(filePath, content) {
+  const md5 = crypto.createHash('md5');
+  let size = 0;
+  const hash = new Transform({
+    transform(chunk, encoding, callback) {
+      md5.update(chunk);
+      size += chunk.length;
+      callback(null, chunk);
+    },
+  });
+  const source = Buffer.isBuffer(content) ? Readable.from([content]) : content;
+  await pipeline(source, hash, fs.createWriteStream(filePath));
+  return { size, md5: md5.digest('hex') };
+}
+
+FilesystemStore.prototype.putObject = async function putObject(object) {
+  const objectPath = this.getResourcePath(object.bucket, object.key, 'object');
+  const staged = path.join(incomingDir, crypto.randomBytes(12).toString('hex'));
+  await fs.promises.mkdir(incomingDir, { recursive: true });
+  try {
+    const written = await writeHashed(staged, object.content);
+    await fs.promises.mkdir(path.dirname(objectPath), { recursive: true });
+    await this.putMetadata(object.bucket, object.key, object.metadata, written.md5);
+    await fs.promises.rename(staged, objectPath);
+    return written;
+  } finally {
+    await fs.promises.rm(staged, { force: true });
+  }
+};
+
+// A part's file is read when the upload completes: it must be whole when its PUT is answered.
+FilesystemStore.prototype.putPart = async function putPart(bucket, uploadId, partNumber, content) {
+  const partPath = path.join(
+    this.getResourcePath(bucket, undefined, 'uploads'),
+    uploadId,
+    partNumber.toString(),
+  );
+  await fs.promises.mkdir(path.dirname(partPath), { recursive: true });
+  const written = await writeHashed(partPath, content);
+  await fs.promises.writeFile(`${partPath}.md5`, written.md5);
+  return written;
+};
 
 // A fresh connection per request: a kept-alive one can be closed by s3rver just as it is reused,
 // which would fail a test for nothing.

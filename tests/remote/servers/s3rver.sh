@@ -7,8 +7,9 @@
 # Usage: s3rver.sh start DIR [MODULES_DIR] | stop DIR
 #
 # start: runs the server on 127.0.0.1 at a free port with the bucket "hipfile-test", data under
-# DIR/data, log in DIR/s3rver.log, and writes DIR/endpoint ("http://127.0.0.1:PORT"), DIR/bucket
-# and DIR/s3rver.pid once it listens. stop: stops that server and removes DIR/data.
+# DIR/data (objects being written wait in DIR/incoming), log in DIR/s3rver.log, and writes
+# DIR/endpoint ("http://127.0.0.1:PORT"), DIR/bucket and DIR/s3rver.pid once it listens. stop:
+# stops that server and removes DIR/data and DIR/incoming.
 #
 # It installs nothing: the npm packages come from HIPFILE_TEST_SERVERS_DIR, else MODULES_DIR
 # (node_modules inside it), which scripts/lib/common.sh fills under CI (hf_install_test_servers).
@@ -48,7 +49,7 @@ stop_server() {
 case $ACTION in
 stop)
     stop_server
-    rm -rf "$DIR/data" "$DIR/endpoint"
+    rm -rf "$DIR/data" "$DIR/incoming" "$DIR/endpoint"
     say "stopped"
     exit 0
     ;;
@@ -69,7 +70,7 @@ fi
 MODULES=$(cd "$MODULES" && pwd)
 mkdir -p "$DIR"
 stop_server # one left over from an interrupted run
-rm -rf "$DIR/data" "$DIR/endpoint" "$DIR/bucket"
+rm -rf "$DIR/data" "$DIR/incoming" "$DIR/endpoint" "$DIR/bucket"
 mkdir -p "$DIR/data"
 node "$HERE/s3rver-launch.js" "$MODULES" "$DIR/data" "$BUCKET" "$DIR/endpoint" \
     >"$DIR/s3rver.log" 2>&1 </dev/null &
