@@ -358,8 +358,12 @@ int FakeStreamSynchronize(void *stream)
     bool fail = fail_from >= 0 && call >= fail_from;
     {
         std::lock_guard<std::mutex> lock(s->mu);
-        for (const FakeCopy &op : s->pending)
-            fail = fail || CopyTouches(op.device_side, op.size, g_fake->sync_fail_at);
+        for (const FakeCopy &op : s->pending) {
+            if (CopyTouches(op.device_side, op.size, g_fake->sync_fail_at)) {
+                g_fake->sync_failed_copy = reinterpret_cast<uintptr_t>(op.device_side);
+                fail = true;
+            }
+        }
         if (fail) {
             for (const FakeCopy &op : s->pending)
                 CopyDone(op);

@@ -119,6 +119,9 @@ struct FakeState {
     // however the pieces of a request are spread over threads.
     std::atomic<uintptr_t> copy_fail_at{0};
     std::atomic<uintptr_t> sync_fail_at{0};
+    // Where the device side of the copy that failed at sync_fail_at starts: a copy may carry
+    // several windows that one lane read back to back, so the failure ends a result there.
+    std::atomic<uintptr_t> sync_failed_copy{0};
 
     std::atomic<int> streams_created{0};
     std::atomic<int> streams_live{0};
