@@ -56,11 +56,18 @@ struct fallback_settings {
 
 /**
  * Largest window lanes read from the storage at once, in a read that gives every lane at least a
- * chunk (a divisor of the chunk when the chunk is larger): the device completes such reads one
- * after another, so each lane's copy starts while the others' reads still run
- * (docs/performance.rst).
+ * chunk or spans FALLBACK_STORAGE_WINDOW_CHUNKS chunks (a divisor of the chunk when the chunk is
+ * larger): the device completes such reads one after another, so each lane's copy starts while
+ * the others' reads still run (docs/performance.rst).
  */
 #define FALLBACK_STORAGE_WINDOW ((size_t)1024 * 1024)
+
+/**
+ * Chunks from which a read from the storage takes storage windows however many lanes serve it:
+ * with seventeen lanes a 64 MiB read gave no lane a second chunk, and its sixteen whole chunks
+ * landed together, their copies after them.
+ */
+#define FALLBACK_STORAGE_WINDOW_CHUNKS 16
 
 /** Smallest and largest pieces a pipeline reads the file in, and its smallest copy. */
 #define FALLBACK_PIPELINE_PIECE_MIN ((size_t)64 * 1024)

@@ -188,14 +188,20 @@ TEST_F(FallbackDirectIo, LanesReadTheStorageInWindowsOfAtMostAMebibyte)
         int64_t chunk_kib;
         size_t size;
         size_t window;
+        unsigned lanes;
     };
-    for (const Case &c : {Case{4096, 16 * kMiB, kMiB}, Case{512, 16 * kMiB, 512 * kKiB},
-                          Case{4096, 8 * kMiB, 4 * kMiB}}) {
-        SCOPED_TRACE(std::to_string(c.chunk_kib) + " KiB chunks, " + std::to_string(c.size));
+    // 16 MiB in four lanes: a chunk each, so storage windows; in eight lanes: four chunks, so
+    // whole ones. In seventeen lanes, 64 MiB (sixteen chunks) takes storage windows though one
+    // lane has no chunk, 60 MiB whole chunks. 512 KiB chunks: smaller than a storage window.
+    for (const Case &c : {Case{4096, 16 * kMiB, kMiB, 4}, Case{512, 16 * kMiB, 512 * kKiB, 4},
+                          Case{4096, 8 * kMiB, 4 * kMiB, 4}, Case{4096, 16 * kMiB, 4 * kMiB, 8},
+                          Case{4096, 64 * kMiB, kMiB, 17}, Case{4096, 60 * kMiB, 4 * kMiB, 17}}) {
+        SCOPED_TRACE(std::to_string(c.chunk_kib) + " KiB chunks, " + std::to_string(c.size) +
+                     " bytes, " + std::to_string(c.lanes) + " lanes");
         Fini();
         SetConfig("chunk_size_kb", c.chunk_kib);
         Init();
-        fake_->width = 4;
+        fake_->width = c.lanes;
         fake_->cache_answer = CacheAnswer::kNothingCached;
         fake_->bytes_direct = 0;
         File f = OpenDirectFile("cold-windows-" + std::to_string(c.chunk_kib) + "-" +
