@@ -38,6 +38,8 @@ struct lane_run {
     struct lane *parked;  /* lanes whose last copies the caller waits for (under lock); NULL:
                              each lane waits for its own */
     unsigned parked_count;
+    struct hfp_staging_slot **slots; /* with parked: lane i's slot, taken before any lane starts
+                                        (NULL once the lane has it); NULL: lanes take their own */
 };
 
 /*
@@ -404,13 +406,16 @@ static bool lane_park(struct lane *ln)
     return true;
 }
 
-/* One lane: take a slot, serve windows until none is left, give the slot back (or park it). */
-static void lane_main(struct lane_run *runs, unsigned run_count)
+/*
+ * One lane: take a slot (or use @p slot, taken for it), serve windows until none is left, give the
+ * slot back (or park it).
+ */
+static void lane_main(struct lane_run *runs, unsigned run_count, struct hfp_staging_slot *slot)
 {
     struct fallback_io *io = runs[0].io;
-    struct lane ln = {.runs = runs, .run_count = run_count};
+    struct lane ln = {.runs = runs, .run_count = run_count, .slot = slot};
     int gpu_error = 0;
-    int rc = hfp_staging_pool_take(io->pool, &ln.slot, &gpu_error);
+    int rc = slot != NULL ? 0 : hfp_staging_pool_take(io->pool, &ln.slot, &gpu_error);
     if (rc < 0) {
         for (unsigned r = 0; r < run_count; r++)
             run_note_start_error(&runs[r], rc, gpu_error);
@@ -436,18 +441,68 @@ static void run_finish_parked(struct lane_run *run)
     }
 }
 
+/* Lane @p index's slot where the run took them up front, handed over once; else NULL. */
+static struct hfp_staging_slot *run_lane_slot(struct lane_run *run, unsigned index)
+{
+    if (run->slots == NULL)
+        return NULL;
+    struct hfp_staging_slot *slot = run->slots[index];
+    run->slots[index] = NULL;
+    return slot;
+}
+
 static void lane_task(void *arg, unsigned index)
 {
     struct lane_run *run = arg;
     /* Workers belong to the core: the device they are left on matters to no one. */
     int unused_previous, gpu_error = 0;
-    (void)index;
     if (run->io->device >= 0 &&
         hfp_device_enter(run->io->fb->host, run->io->device, &unused_previous, &gpu_error) < 0) {
         run_note_start_error(run, -HF_EGPU, gpu_error);
         return;
     }
-    lane_main(run, 1);
+    lane_main(run, 1, run_lane_slot(run, index));
+}
+
+/*
+ * Parked lanes keep their slots until the caller ends the run, so a lane that waited for a slot
+ * then could wait for ever on other requests whose lanes wait the same way (a batch of cold reads
+ * did, every lane of every entry in pool_take). A run that parks takes every slot before its lanes
+ * start, the first waiting and the others only while one is free, as the pipeline does, and runs
+ * in as many lanes as it got: nothing then waits for a slot while holding one. Returns the lanes,
+ * or 0 where no slot could be had (noted as the run's start error). Without memory for the
+ * bookkeeping the lanes neither park nor take up front.
+ */
+static unsigned run_take_parking_slots(struct lane_run *run, unsigned lanes)
+{
+    run->parked = calloc(lanes, sizeof(*run->parked));
+    run->slots = calloc(lanes, sizeof(*run->slots));
+    if (run->parked == NULL || run->slots == NULL) {
+        free(run->parked);
+        free(run->slots);
+        run->parked = NULL;
+        run->slots = NULL;
+        return lanes;
+    }
+    unsigned got = 0;
+    int gpu_error = 0;
+    int rc = hfp_staging_pool_take_some(run->io->pool, run->slots, lanes, &got, &gpu_error);
+    if (rc < 0) {
+        run_note_start_error(run, rc, gpu_error);
+        return 0;
+    }
+    return got;
+}
+
+/* Give back the slots taken up front that no lane used, and free the run's parking lot. */
+static void run_free_parking(struct lane_run *run, unsigned lanes)
+{
+    for (unsigned i = 0; run->slots != NULL && i < lanes; i++) {
+        if (run->slots[i] != NULL)
+            hfp_staging_pool_give(run->io->pool, run->slots[i]);
+    }
+    free(run->slots);
+    free(run->parked);
 }
 
 /* The bytes that moved in request order, or the failure that came before any. */
@@ -543,8 +598,18 @@ ssize_t fallback_staged_run(struct fallback_io *io, unsigned lanes, int *gpu_err
      * wait for a copy it has just queued, a few tens of microseconds of a yielding CPU per lane
      * and request, where the caller waits once for all of them.
      */
-    if (lanes > 1 && io->op == HF_IO_READ && io->from_storage)
-        run.parked = calloc(lanes, sizeof(*run.parked));
+    if (lanes > 1 && io->op == HF_IO_READ && io->from_storage) {
+        lanes = run_take_parking_slots(&run, lanes);
+        if (lanes == 0) {
+            ssize_t failed = run_result(&run, gpu_error_p);
+            run_free_parking(&run, 0);
+            pthread_mutex_destroy(&run.lock);
+            return failed;
+        }
+        run.lanes = lanes;
+        if (lanes == 1)
+            run.tail_window = 0;
+    }
     int rc = lanes > 1 ? io->fb->host->parallel_run(io->fb->host, lanes, lane_task, &run) : 0;
     if (rc != 0)
         fallback_log(io->fb, HF_LOG_WARN,
@@ -552,9 +617,9 @@ ssize_t fallback_staged_run(struct fallback_io *io, unsigned lanes, int *gpu_err
                      "calling thread",
                      lanes, fallback_errno_text(-rc));
     if (lanes <= 1 || rc != 0)
-        lane_main(&run, 1);
+        lane_main(&run, 1, run_lane_slot(&run, 0));
     run_finish_parked(&run);
-    free(run.parked);
+    run_free_parking(&run, lanes);
     ssize_t result = run_result(&run, gpu_error_p);
     pthread_mutex_destroy(&run.lock);
     return result;
@@ -568,7 +633,7 @@ void fallback_staged_read_many(struct fallback_io *ios, unsigned n, ssize_t *res
         unsigned count = n - done < FALLBACK_MANY_MAX ? n - done : FALLBACK_MANY_MAX;
         for (unsigned i = 0; i < count; i++)
             run_init(&runs[i], &ios[done + i], ios[done + i].fb->set.chunk_size);
-        lane_main(runs, count);
+        lane_main(runs, count, NULL);
         for (unsigned i = 0; i < count; i++) {
             results[done + i] = run_result(&runs[i], &gpu_errors[done + i]);
             pthread_mutex_destroy(&runs[i].lock);

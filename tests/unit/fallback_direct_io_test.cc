@@ -6,8 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/align.h"
@@ -360,6 +362,33 @@ TEST_F(FallbackDirectIo, ALastCopyThatFailsAfterItsLaneLeftEndsTheResultAtItsWin
         EXPECT_TRUE(LogHas(HF_LOG_ERROR, "fakeFailure"));
     }
     ExpectReadBack(f, size, 72);
+}
+
+// Lanes that park keep their slots until their caller ends the request: several cold reads at
+// once (a batch's entries on the core's threads) once each parked what the pool had, while their
+// other lanes waited in the pool for ever. A request now takes its slots before its lanes start.
+TEST_F(FallbackDirectIo, ColdReadsAtOnceFromASmallPoolAllFinish)
+{
+    SetConfig("staging_slots_per_device", 4);
+    const size_t size = 16 * kMiB;
+    File f = InitWithLanesAndFile("cold-at-once", size, 75, CacheAnswer::kNothingCached);
+    SKIP_WITHOUT_O_DIRECT();
+    std::vector<std::unique_ptr<Buffer>> buffers;
+    for (int i = 0; i < 4; i++)
+        buffers.push_back(std::make_unique<Buffer>(size, kDevice));
+    for (int round = 0; round < 3; round++) {
+        std::vector<ssize_t> moved(buffers.size(), -1);
+        std::vector<std::thread> callers;
+        for (size_t i = 0; i < buffers.size(); i++)
+            callers.emplace_back([&, i] { moved[i] = Read(f, *buffers[i], 0, size, 0); });
+        for (std::thread &t : callers)
+            t.join();
+        for (size_t i = 0; i < buffers.size(); i++) {
+            ASSERT_EQ(moved[i], static_cast<ssize_t>(size)) << "caller " << i;
+            EXPECT_EQ(hf_test_pattern_check(buffers[i]->data(), size, 0, 75), -1) << "caller " << i;
+        }
+    }
+    EXPECT_LE(fake_->pinned_live_max, 4 * 2) << "the pool's bound held";
 }
 
 TEST_F(FallbackDirectIo, PartlyCachedRangesReadTheRestDirect)
