@@ -1,7 +1,8 @@
 /*
  * hipFileReadAsync/WriteAsync: stream-ordered I/O. Submission queues a host function that hands the
- * operation to the executor, then a stream wait on a pinned 32-bit word that the executor writes
- * once the data has moved; owns the pool of operation records and those words.
+ * operation to the executor (or hands it over itself when the stream is idle and waits on no other
+ * stream), then a stream wait on a pinned 32-bit word that the executor writes once the data has
+ * moved; owns the pool of operation records and those words.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -266,7 +267,16 @@ static bool use_stream_wait(const struct hf_gpu_runtime *rt)
  */
 static int op_enqueue(const struct hf_gpu_runtime *rt, void *stream, struct async_op *op)
 {
-    int err = host_func_enqueue(rt, stream, op, true);
+    int err = 0;
+    /*
+     * A stream with nothing left to run would reach the operation at once: hand it over now
+     * rather than through the runtime's host-function thread, whose wake-up each call otherwise
+     * waits for (the usual case of a caller that waits for each call before the next).
+     */
+    if (hf_gpu_stream_ready(stream))
+        op_start(op);
+    else
+        err = host_func_enqueue(rt, stream, op, true);
     if (err != 0) {
         hf_error("%s: cannot queue a host function on stream %p: %s", op->what, stream,
                  rt->get_error_string(err));

@@ -77,6 +77,8 @@ static const struct gpu_symbol gpu_symbols[] = {
     GPU_SYMBOL("hipEventDestroy", event_destroy, false),
     GPU_SYMBOL("hipDeviceGetAttribute", device_get_attribute, false),
     GPU_SYMBOL("hipStreamGetDevice", stream_get_device, false),
+    GPU_SYMBOL("hipStreamQuery", stream_query, false),
+    GPU_SYMBOL("hipStreamGetFlags", stream_get_flags, false),
     GPU_SYMBOL("hipHostRegister", host_register, false),
     GPU_SYMBOL("hipHostUnregister", host_unregister, false),
     GPU_SYMBOL("hipGetLastError", get_last_error, false),

@@ -22,6 +22,7 @@
 #define HIP_ERROR_INVALID_VALUE 1
 #define HIP_MEMCPY_DEFAULT 4
 #define HIP_STREAM_NON_BLOCKING 0x01u
+#define HIP_STREAM_PER_THREAD ((void *)2)
 #define HIP_HOST_MALLOC_DEFAULT 0x0u
 #define HIP_ERROR_NOT_SUPPORTED 801
 #define HIP_GET_PROC_ADDRESS_DEFAULT 0x0u
@@ -469,6 +470,21 @@ void hf_gpu_runtime_forget(void)
 const struct hf_gpu_ops *hf_gpu(void)
 {
     return atomic_load_explicit(&bound_ops_p, memory_order_acquire);
+}
+
+bool hf_gpu_stream_ready(void *stream)
+{
+    /* The null and per-thread streams wait on the device's blocking streams (legacy ordering). */
+    if (stream == NULL || stream == HIP_STREAM_PER_THREAD || hf_gpu() == NULL ||
+        bound_runtime.stream_query == NULL || bound_runtime.stream_get_flags == NULL)
+        return false;
+    int pending = last_error_pending();
+    unsigned flags = 0;
+    int err = last_error_forget(bound_runtime.stream_get_flags(stream, &flags), pending);
+    if (err != HIP_SUCCESS || !(flags & HIP_STREAM_NON_BLOCKING))
+        return false;
+    /* hipErrorNotReady is the usual answer here, and no error of the application's. */
+    return last_error_forget(bound_runtime.stream_query(stream), pending) == HIP_SUCCESS;
 }
 
 const struct hf_gpu_runtime *hf_gpu_runtime(void)

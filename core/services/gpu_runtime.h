@@ -83,6 +83,10 @@ struct hf_gpu_runtime {
     int (*device_get_attribute)(int *value_p, int attribute, int device);
     /** hipStreamGetDevice (newer ROCm and our providers; absent from HIP 5.2) */
     int (*stream_get_device)(void *stream, int *device_p);
+    /** hipStreamQuery: 0 once everything queued on the stream has finished */
+    int (*stream_query)(void *stream);
+    /** hipStreamGetFlags */
+    int (*stream_get_flags)(void *stream, unsigned *flags_p);
     /** hipHostRegister */
     int (*host_register)(void *ptr, size_t size, unsigned flags);
     /** hipHostUnregister */
@@ -113,6 +117,13 @@ const struct hf_gpu_ops *hf_gpu(void);
  * list the function (a container without /sys).
  */
 int hf_gpu_bar_size_kb(int device, uint64_t *kb_p);
+/**
+ * Whether work queued on @p stream now would start at once: a stream created non-blocking (so it
+ * waits on no other stream) with everything queued on it finished. False when it cannot tell (the
+ * null or per-thread stream, a runtime without hipStreamQuery or hipStreamGetFlags, an error); a
+ * failure is not left as the calling thread's last error.
+ */
+bool hf_gpu_stream_ready(void *stream);
 /** Everything resolved from the bound runtime; NULL before a successful hf_gpu_bind. */
 const struct hf_gpu_runtime *hf_gpu_runtime(void);
 

@@ -442,6 +442,100 @@ TEST_F(AsyncTest, WritesThenReadsOnOneStreamRunInOrder)
     EXPECT_EQ(hf_test_pattern_check(last.data(), n, 0, 91), -1);
 }
 
+/*
+ * A non-blocking stream with nothing queued is handed to the I/O threads at submission, without
+ * the runtime's host-function thread: what a caller that waits for each call does, call after call.
+ */
+TEST_F(AsyncTest, CallsOnAnIdleNonBlockingStreamEachLandBeforeTheWorkAfterThem)
+{
+    hipStream_t s = nullptr;
+    ASSERT_EQ(hipStreamCreateWithFlags(&s, hipStreamNonBlocking), hipSuccess);
+    const size_t n = 256 << 10;
+    const int rounds = 32;
+    for (int i = 0; i < rounds; i++) {
+        const size_t at = (i * n) % kFileSize;
+        Op op;
+        op.size = n;
+        op.file_offset = static_cast<hoff_t>(at);
+        op.buffer_offset = static_cast<hoff_t>(at);
+        ASSERT_EQ(hipStreamSynchronize(s), hipSuccess); /* idle at submission */
+        memset(pinned_, 0, n);
+        ASSERT_EQ(Read(op, s).err, hipFileSuccess);
+        ASSERT_EQ(
+            hipMemcpyAsync(pinned_, static_cast<char *>(dev_) + at, n, hipMemcpyDeviceToHost, s),
+            hipSuccess);
+        ASSERT_EQ(hipStreamSynchronize(s), hipSuccess);
+        ASSERT_EQ(op.bytes, static_cast<ssize_t>(n)) << "round " << i;
+        ASSERT_EQ(hf_test_pattern_check(pinned_, n, at, kSeed), -1) << "round " << i;
+    }
+    EXPECT_EQ(hipStreamDestroy(s), hipSuccess);
+}
+
+TEST_F(AsyncTest, WriteOnAnIdleNonBlockingStreamWritesWhatTheBufferHeldAtSubmission)
+{
+    hipStream_t s = nullptr;
+    ASSERT_EQ(hipStreamCreateWithFlags(&s, hipStreamNonBlocking), hipSuccess);
+    const size_t n = 512 << 10;
+    const hoff_t at = 1 << 20;
+    hf_test_pattern_fill(pinned_, n, 0, 78);
+    ASSERT_EQ(hipMemcpy(dev_, pinned_, n, hipMemcpyHostToDevice), hipSuccess);
+    Op op;
+    op.size = n;
+    op.file_offset = at;
+    ASSERT_EQ(Write(op, s).err, hipFileSuccess);
+    /* Queued after the write: must not reach the buffer before the write has read it. */
+    ASSERT_EQ(hipMemsetAsync(dev_, 0xee, n, s), hipSuccess);
+    ASSERT_EQ(hipStreamSynchronize(s), hipSuccess);
+    EXPECT_EQ(op.bytes, static_cast<ssize_t>(n));
+    std::vector<uint8_t> file(n);
+    ASSERT_EQ(pread(fd_, file.data(), n, at), static_cast<ssize_t>(n));
+    EXPECT_EQ(hf_test_pattern_check(file.data(), n, 0, 78), -1);
+    EXPECT_EQ(hipStreamDestroy(s), hipSuccess);
+}
+
+/* A non-blocking stream with work still queued is not idle: the operation waits its turn. */
+TEST_F(AsyncTest, ReadOnABusyNonBlockingStreamRunsAfterEarlierWork)
+{
+    hipStream_t s = nullptr;
+    ASSERT_EQ(hipStreamCreateWithFlags(&s, hipStreamNonBlocking), hipSuccess);
+    const size_t n = 256 << 10;
+    Op op;
+    op.size = n;
+    {
+        StreamGate gate;
+        gate.Hold(s);
+        ASSERT_EQ(hipMemsetAsync(dev_, 0xee, n, s), hipSuccess);
+        ASSERT_EQ(Read(op, s).err, hipFileSuccess);
+        ASSERT_EQ(hipMemcpyAsync(pinned_, dev_, n, hipMemcpyDeviceToHost, s), hipSuccess);
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        EXPECT_EQ(op.bytes, 0); /* nothing ran while the stream was held */
+        gate.Open();
+        ASSERT_EQ(hipStreamSynchronize(s), hipSuccess);
+    }
+    EXPECT_EQ(op.bytes, static_cast<ssize_t>(n));
+    EXPECT_EQ(hf_test_pattern_check(pinned_, n, 0, kSeed), -1);
+    EXPECT_EQ(hipStreamDestroy(s), hipSuccess);
+}
+
+/* A failure of an operation handed over at submission still arrives through the bytes word. */
+TEST_F(AsyncTest, ErrorOnAnIdleNonBlockingStreamArrivesThroughBytes)
+{
+    hipStream_t s = nullptr;
+    ASSERT_EQ(hipStreamCreateWithFlags(&s, hipStreamNonBlocking), hipSuccess);
+    Op op;
+    op.size = 4096;
+    op.file_offset = -1; /* read at execution: reported there */
+    ASSERT_EQ(Read(op, s).err, hipFileSuccess);
+    ASSERT_EQ(hipStreamSynchronize(s), hipSuccess);
+    EXPECT_EQ(op.bytes, -EINVAL);
+    EXPECT_EQ(hipGetLastError(), hipSuccess); /* asking whether the stream was idle left none */
+    op.file_offset = 0;
+    ASSERT_EQ(Read(op, s).err, hipFileSuccess);
+    ASSERT_EQ(hipStreamSynchronize(s), hipSuccess);
+    EXPECT_EQ(op.bytes, 4096);
+    EXPECT_EQ(hipStreamDestroy(s), hipSuccess);
+}
+
 /* Which parameters a registered stream fixes at submission; the others are read at execution. */
 struct FixedCase {
     const char *name;
