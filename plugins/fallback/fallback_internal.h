@@ -57,8 +57,8 @@ struct fallback_settings {
 /**
  * Largest window lanes read from the storage at once, in a read that gives every lane at least a
  * chunk or spans FALLBACK_STORAGE_WINDOW_CHUNKS chunks (a divisor of the chunk when the chunk is
- * larger): the device completes such reads one after another, so each lane's copy starts while
- * the others' reads still run (docs/performance.rst).
+ * larger), short of FALLBACK_STORAGE_LONG_CHUNKS a lane: the device completes such reads one after
+ * another, so each lane's copy starts while the others' reads still run (docs/performance.rst).
  */
 #define FALLBACK_STORAGE_WINDOW ((size_t)1024 * 1024)
 
@@ -68,6 +68,17 @@ struct fallback_settings {
  * landed together, their copies after them.
  */
 #define FALLBACK_STORAGE_WINDOW_CHUNKS 16
+
+/**
+ * Window of a read from the storage that gives every lane at least FALLBACK_STORAGE_LONG_CHUNKS
+ * chunks (a divisor of the chunk when the chunk is larger): each lane still reads several in turn,
+ * while the kernel's and the copies' cost per window, which 1 MiB windows of a 1 GiB call took to
+ * 2.3-2.6 times 17-thread O_DIRECT's CPU, is paid half as often (docs/performance.rst).
+ */
+#define FALLBACK_STORAGE_WINDOW_LONG ((size_t)2048 * 1024)
+
+/** Chunks per lane from which a read from the storage takes FALLBACK_STORAGE_WINDOW_LONG. */
+#define FALLBACK_STORAGE_LONG_CHUNKS 4
 
 /** Smallest and largest pieces a pipeline reads the file in, and its smallest copy. */
 #define FALLBACK_PIPELINE_PIECE_MIN ((size_t)64 * 1024)

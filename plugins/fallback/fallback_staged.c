@@ -553,20 +553,25 @@ static void run_init(struct lane_run *run, struct fallback_io *io, size_t window
  * a chunk or span FALLBACK_STORAGE_WINDOW_CHUNKS chunks, as the storage completes them in turn
  * (whole chunks in sixteen lanes all landed at the end of a request, their copies after it). A
  * smaller read keeps whole chunks: smaller windows would only bring more lanes, and their CPU
- * time, into it, and measured slower there. Whole chunks for the long reads, to save the kernel's
- * and the copies' cost per window, saved a sixth to a third of the CPU but lost rate, and were not
- * kept (docs/performance.rst). Direct writes that give every lane a chunk take storage windows:
- * the storage then starts on the first while the copies from the device of the others still run.
- * Other writes: small enough that every lane gets one (pwrite, not the copy, is what takes the
- * time, and a 16 MiB tensor is four chunks but wants many writers), down to WRITE_WINDOW_MIN.
+ * time, into it, and measured slower there. A read that gives every lane four chunks or more takes
+ * FALLBACK_STORAGE_WINDOW_LONG, to pay the kernel's and the copies' cost per window less often;
+ * whole chunks there saved more CPU but lost a tenth of the rate in every paired round, where
+ * 2 MiB windows kept it above O_DIRECT's (docs/performance.rst). Direct writes that give every lane
+ * a chunk take storage windows: the storage then starts on the first while the copies from the
+ * device of the others still run. Other writes: small enough that every lane gets one (pwrite, not
+ * the copy, is what takes the time, and a 16 MiB tensor is four chunks but wants many writers),
+ * down to WRITE_WINDOW_MIN.
  */
 static size_t run_window(const struct fallback_io *io, unsigned lanes)
 {
     size_t chunk = io->fb->set.chunk_size;
     bool storage = io->op == HF_IO_READ ? io->from_storage : io->direct_write;
     size_t want;
-    if (storage && (io->size / lanes >= chunk ||
-                    (io->op == HF_IO_READ && io->size >= FALLBACK_STORAGE_WINDOW_CHUNKS * chunk)))
+    if (storage && io->op == HF_IO_READ && io->size / lanes >= FALLBACK_STORAGE_LONG_CHUNKS * chunk)
+        want = FALLBACK_STORAGE_WINDOW_LONG;
+    else if (storage &&
+             (io->size / lanes >= chunk ||
+              (io->op == HF_IO_READ && io->size >= FALLBACK_STORAGE_WINDOW_CHUNKS * chunk)))
         want = FALLBACK_STORAGE_WINDOW;
     else if (io->op == HF_IO_READ || lanes <= 1)
         return chunk;

@@ -182,9 +182,10 @@ TEST_F(FallbackDirectIo, PageCacheWorkTakesLanesByTheCpusAndTheStorageKeepsThemA
 
 // The storage completes reads one after another: lanes read it in windows of at most a mebibyte
 // once the read gives every lane a chunk, so copies start while later reads still run, rather than
-// whole chunks that all land at the end. A chunk smaller than that is the window itself; a read
-// smaller than a chunk per lane keeps whole chunks (smaller windows would only add lanes).
-TEST_F(FallbackDirectIo, LanesReadTheStorageInWindowsOfAtMostAMebibyte)
+// whole chunks that all land at the end; in 2 MiB windows once it gives every lane four chunks.
+// A chunk smaller than that is the window itself; a read smaller than a chunk per lane keeps
+// whole chunks (smaller windows would only add lanes).
+TEST_F(FallbackDirectIo, LanesReadTheStorageInWindowsOfAMebibyteOrTwoWhenLong)
 {
     struct Case {
         int64_t chunk_kib;
@@ -195,9 +196,13 @@ TEST_F(FallbackDirectIo, LanesReadTheStorageInWindowsOfAtMostAMebibyte)
     // 16 MiB in four lanes: a chunk each, so storage windows; in eight lanes: four chunks, so
     // whole ones. In seventeen lanes, 64 MiB (sixteen chunks) takes storage windows though one
     // lane has no chunk, 60 MiB whole chunks. 512 KiB chunks: smaller than a storage window.
+    // 64 MiB in four lanes gives each four chunks: 2 MiB windows; 60 MiB, three and a half: 1 MiB.
+    // 3 MiB chunks: the long window is the largest page multiple that divides the chunk.
     for (const Case &c : {Case{4096, 16 * kMiB, kMiB, 4}, Case{512, 16 * kMiB, 512 * kKiB, 4},
                           Case{4096, 8 * kMiB, 4 * kMiB, 4}, Case{4096, 16 * kMiB, 4 * kMiB, 8},
-                          Case{4096, 64 * kMiB, kMiB, 17}, Case{4096, 60 * kMiB, 4 * kMiB, 17}}) {
+                          Case{4096, 64 * kMiB, kMiB, 17}, Case{4096, 60 * kMiB, 4 * kMiB, 17},
+                          Case{4096, 64 * kMiB, 2 * kMiB, 4}, Case{4096, 60 * kMiB, kMiB, 4},
+                          Case{3072, 48 * kMiB, 1536 * kKiB, 4}}) {
         SCOPED_TRACE(std::to_string(c.chunk_kib) + " KiB chunks, " + std::to_string(c.size) +
                      " bytes, " + std::to_string(c.lanes) + " lanes");
         Fini();
