@@ -73,7 +73,7 @@ struct fallback_settings {
  * Window of a read from the storage that gives every lane at least FALLBACK_STORAGE_LONG_CHUNKS
  * chunks (a divisor of the chunk when the chunk is larger): each lane still reads several in turn,
  * while the kernel's and the copies' cost per window, which 1 MiB windows of a 1 GiB call took to
- * 2.3-2.6 times 17-thread O_DIRECT's CPU, is paid half as often (docs/performance.rst).
+ * 2.1-2.6 times 17-thread O_DIRECT's CPU, is paid half as often (docs/performance.rst).
  */
 #define FALLBACK_STORAGE_WINDOW_LONG ((size_t)2048 * 1024)
 

@@ -556,11 +556,11 @@ static void run_init(struct lane_run *run, struct fallback_io *io, size_t window
  * time, into it, and measured slower there. A read that gives every lane four chunks or more takes
  * FALLBACK_STORAGE_WINDOW_LONG, to pay the kernel's and the copies' cost per window less often;
  * whole chunks there saved more CPU but lost a tenth of the rate in every paired round, where
- * 2 MiB windows kept it above O_DIRECT's (docs/performance.rst). Direct writes that give every lane
- * a chunk take storage windows: the storage then starts on the first while the copies from the
- * device of the others still run. Other writes: small enough that every lane gets one (pwrite, not
- * the copy, is what takes the time, and a 16 MiB tensor is four chunks but wants many writers),
- * down to WRITE_WINDOW_MIN.
+ * 2 MiB windows kept it at or about O_DIRECT's (docs/performance.rst). Direct writes that give
+ * every lane a chunk take storage windows: the storage then starts on the first while the copies
+ * from the device of the others still run. Other writes: small enough that every lane gets one
+ * (pwrite, not the copy, is what takes the time, and a 16 MiB tensor is four chunks but wants many
+ * writers), down to WRITE_WINDOW_MIN.
  */
 static size_t run_window(const struct fallback_io *io, unsigned lanes)
 {
