@@ -72,8 +72,11 @@ class _BulkRead:
 
         shards = shards_of(list(files))
         allocator = self._allocator(shards, files, device)
+        # Not a daemon, and joined by whoever ends the load (landed() or drop()): a daemon
+        # thread still dropping its tensors when the interpreter finalizes is stopped inside
+        # PyTorch's deallocator, which aborts the process.
         self._thread = threading.Thread(target=self._run, args=(shards, allocator),
-                                        name="hipfile-bulk-read", daemon=True)
+                                        name="hipfile-bulk-read")
         self._thread.start()
 
     @staticmethod
@@ -109,12 +112,14 @@ class _BulkRead:
             self._landed.put(error)
 
     def landed(self):
-        """Yield ``(name, tensor)`` as each tensor lands; raises what the read raised."""
+        """Yield ``(name, tensor)`` as each tensor lands; raises what the read raised. The
+        reading thread has ended when it returns or raises."""
         while True:
             item = self._landed.get()
-            if item is self._END:
-                return
-            if isinstance(item, BaseException):
+            if item is self._END or isinstance(item, BaseException):
+                self._thread.join()
+                if item is self._END:
+                    return
                 raise item
             yield item
 
@@ -272,17 +277,22 @@ class Door:
         g = self._loader
         model = arguments["model"]
         wanted = {name: (renamed, known) for name, renamed, known in order}
-        for name, tensor in read.landed():
-            renamed, known = wanted.pop(name, (None, False))
-            if renamed is None:
-                continue
-            if not known:
-                g["_add_unmatched_checkpoint_key"](renamed, model, info)
-                continue
-            # transformers casts each tensor to the dtype of the parameter it replaces.
-            if tensor.dtype != meta[renamed].dtype:
-                tensor = tensor.to(meta[renamed].dtype)
-            g["set_param_for_module"](model, renamed, tensor, info, None)
+        try:
+            for name, tensor in read.landed():
+                renamed, known = wanted.pop(name, (None, False))
+                if renamed is None:
+                    continue
+                if not known:
+                    g["_add_unmatched_checkpoint_key"](renamed, model, info)
+                    continue
+                # transformers casts each tensor to the dtype of the parameter it replaces.
+                if tensor.dtype != meta[renamed].dtype:
+                    tensor = tensor.to(meta[renamed].dtype)
+                g["set_param_for_module"](model, renamed, tensor, info, None)
+        except BaseException:
+            # A tensor the model refused (or an interrupt): the rest of the read is not wanted.
+            read.drop()
+            raise
         if wanted:
             # The shards changed between transformers' opening them and the bulk read.
             raise SafetensorError("%s: tensor %r was not found when the shards were read again"

@@ -9,12 +9,14 @@ Checks: the door takes a one-to-one checkpoint (every tensor equal, unexpected a
 reported, a cast to the parameter's dtype, the warm-up skipped, transformers' own loader not
 called), leaves every other load to that loader (a converter, a quantizer, device_map "auto",
 a state_dict passed in), fails a shard cut short with SafetensorError naming it, drops a read no
-load took, and puts every name back.
+load took or a load gave up, has ended the reading thread when a load returns, and puts every
+name back.
 """
 
 import os
 import sys
 import threading
+import time
 import types
 
 import numpy as np
@@ -293,3 +295,38 @@ def test_a_read_no_load_took_is_dropped_when_the_block_ends(transformers, checkp
     # The next load in a new block is not served what the failed one read.
     model, _ = load(modeling, directory, device_map="cpu")
     assert len(modeling.bulk_reads) == 2 and loader.stock_loads == 0
+
+
+def test_the_reading_thread_has_ended_when_the_load_returns(transformers, checkpoint,
+                                                             monkeypatch):
+    # A reading thread slow to end after its last tensor (descheduled on a loaded machine) is
+    # waited for: one still dropping its tensors when the interpreter exits aborts the process.
+    modeling, _ = transformers
+    directory, tensors = checkpoint
+    original = door._BulkRead._run
+
+    def slow_to_end(self, *args):
+        original(self, *args)
+        time.sleep(0.3)
+
+    monkeypatch.setattr(door._BulkRead, "_run", slow_to_end)
+    model, _ = load(modeling, directory, device_map="cpu")
+    assert not modeling.bulk_reads[0]._thread.is_alive()
+    assert not any(t.name == "hipfile-bulk-read" for t in threading.enumerate())
+    got = dict(model.named_parameters())
+    assert all(torch.equal(got[name], tensors[name]) for name in tensors)
+
+
+def test_a_tensor_the_model_refuses_ends_the_read(transformers, checkpoint, monkeypatch):
+    modeling, loader = transformers
+
+    def refuse(model, name, value, info, hf_quantizer):
+        raise ValueError("%s does not fit the model" % name)
+
+    monkeypatch.setattr(loader, "set_param_for_module", refuse)
+    directory, _ = checkpoint
+    with pytest.raises(ValueError, match="does not fit the model"):
+        load(modeling, directory, device_map="cpu")
+    assert len(modeling.bulk_reads) == 1
+    assert not modeling.bulk_reads[0]._thread.is_alive()
+    assert not any(t.name == "hipfile-bulk-read" for t in threading.enumerate())
