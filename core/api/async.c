@@ -27,7 +27,6 @@
 #define HIP_HOST_MALLOC_PORTABLE 0x1u
 #define HIP_HOST_MALLOC_MAPPED 0x2u
 #define HIP_HOST_MALLOC_COHERENT 0x40000000u
-#define HIP_STREAM_PER_THREAD ((void *)2)
 
 /*
  * Completion words are portable (any device's stream may wait on them), mapped (the GPU reads them
@@ -315,7 +314,7 @@ static int op_enqueue(const struct hf_gpu_runtime *rt, void *stream, struct asyn
 static int stream_device(const struct hf_gpu_runtime *rt, void *stream)
 {
     int device = -1;
-    if (stream == NULL || stream == HIP_STREAM_PER_THREAD) {
+    if (hf_gpu_stream_is_implicit(stream)) {
         if (rt->get_device(&device) != 0)
             return -1;
     } else if (rt->stream_get_device == NULL || rt->stream_get_device(stream, &device) != 0) {

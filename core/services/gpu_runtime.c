@@ -472,10 +472,15 @@ const struct hf_gpu_ops *hf_gpu(void)
     return atomic_load_explicit(&bound_ops_p, memory_order_acquire);
 }
 
+bool hf_gpu_stream_is_implicit(const void *stream)
+{
+    return stream == NULL || stream == HIP_STREAM_PER_THREAD;
+}
+
 bool hf_gpu_stream_ready(void *stream)
 {
-    /* The null and per-thread streams wait on the device's blocking streams (legacy ordering). */
-    if (stream == NULL || stream == HIP_STREAM_PER_THREAD || hf_gpu() == NULL ||
+    /* The implicit streams wait on the device's blocking streams (legacy ordering). */
+    if (hf_gpu_stream_is_implicit(stream) || hf_gpu() == NULL ||
         bound_runtime.stream_query == NULL || bound_runtime.stream_get_flags == NULL)
         return false;
     int pending = last_error_pending();

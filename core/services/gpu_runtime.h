@@ -118,6 +118,11 @@ const struct hf_gpu_ops *hf_gpu(void);
  */
 int hf_gpu_bar_size_kb(int device, uint64_t *kb_p);
 /**
+ * Whether @p stream is the null stream or the per-thread default stream (hipStreamPerThread):
+ * the current device's implicit streams, which wait on its blocking streams.
+ */
+bool hf_gpu_stream_is_implicit(const void *stream);
+/**
  * Whether work queued on @p stream now would start at once: a stream created non-blocking (so it
  * waits on no other stream) with everything queued on it finished. False when it cannot tell (the
  * null or per-thread stream, a runtime without hipStreamQuery or hipStreamGetFlags, an error); a
