@@ -80,6 +80,13 @@ struct fallback_settings {
 /** Chunks per lane from which a read from the storage takes FALLBACK_STORAGE_WINDOW_LONG. */
 #define FALLBACK_STORAGE_LONG_CHUNKS 4
 
+/**
+ * Window of a read from the storage no longer than a chunk (a divisor of the chunk when the chunk
+ * is larger), which the calling thread reads alone: the copy of one window to the device runs while
+ * the next is read, where a whole chunk's copy could only follow its read (docs/performance.rst).
+ */
+#define FALLBACK_STORAGE_WINDOW_ONE_LANE ((size_t)2048 * 1024)
+
 /** Smallest and largest pieces a pipeline reads the file in, and its smallest copy. */
 #define FALLBACK_PIPELINE_PIECE_MIN ((size_t)64 * 1024)
 #define FALLBACK_PIPELINE_PIECE_MAX ((size_t)1024 * 1024)

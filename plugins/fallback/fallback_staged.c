@@ -234,7 +234,11 @@ static bool lane_gather_joins(const struct lane *ln, int b, const struct lane_ru
                               size_t end)
 {
     const struct lane_gather *g = &ln->gather[b];
-    if (g->count == 0 || g->count == LANE_GATHER_MAX)
+    /*
+     * Windows of a read from the storage are kept apart so each goes to the device as soon as it
+     * lands: one lane reading a request's windows in turn would otherwise gather them all.
+     */
+    if (g->count == 0 || g->count == LANE_GATHER_MAX || run->io->from_storage)
         return false;
     const struct lane_part *last = &g->part[g->count - 1];
     size_t put = g->start + g->bytes;
@@ -548,8 +552,11 @@ static void run_init(struct lane_run *run, struct fallback_io *io, size_t window
 }
 
 /*
- * Windows for @p lanes lanes: whole chunks for reads from the page cache, which gather and overlap
- * well in chunks; FALLBACK_STORAGE_WINDOW for reads from the storage that give every lane at least
+ * Windows for *lanes_inout lanes: whole chunks for reads from the page cache, which gather and
+ * overlap well in chunks; FALLBACK_STORAGE_WINDOW_ONE_LANE for a read from the storage no longer
+ * than a chunk, which then runs in one lane (*lanes_inout becomes 1): read as one chunk, its copy
+ * could only follow its read, and cut over several lanes it measured no faster, at more CPU time;
+ * FALLBACK_STORAGE_WINDOW for reads from the storage that give every lane at least
  * a chunk or span FALLBACK_STORAGE_WINDOW_CHUNKS chunks, as the storage completes them in turn
  * (whole chunks in sixteen lanes all landed at the end of a request, their copies after it). A
  * smaller read keeps whole chunks: smaller windows would only bring more lanes, and their CPU
@@ -562,12 +569,17 @@ static void run_init(struct lane_run *run, struct fallback_io *io, size_t window
  * (pwrite, not the copy, is what takes the time, and a 16 MiB tensor is four chunks but wants many
  * writers), down to WRITE_WINDOW_MIN.
  */
-static size_t run_window(const struct fallback_io *io, unsigned lanes)
+static size_t run_window(const struct fallback_io *io, unsigned *lanes_inout)
 {
     size_t chunk = io->fb->set.chunk_size;
     bool storage = io->op == HF_IO_READ ? io->from_storage : io->direct_write;
+    unsigned lanes = *lanes_inout;
     size_t want;
-    if (storage && io->op == HF_IO_READ && io->size / lanes >= FALLBACK_STORAGE_LONG_CHUNKS * chunk)
+    if (storage && io->op == HF_IO_READ && io->size <= chunk) {
+        *lanes_inout = 1;
+        want = FALLBACK_STORAGE_WINDOW_ONE_LANE;
+    } else if (storage && io->op == HF_IO_READ &&
+               io->size / lanes >= FALLBACK_STORAGE_LONG_CHUNKS * chunk)
         want = FALLBACK_STORAGE_WINDOW_LONG;
     else if (storage &&
              (io->size / lanes >= chunk ||
@@ -590,7 +602,7 @@ static size_t run_window(const struct fallback_io *io, unsigned lanes)
 ssize_t fallback_staged_run(struct fallback_io *io, unsigned lanes, int *gpu_error_p)
 {
     struct lane_run run;
-    run_init(&run, io, run_window(io, lanes));
+    run_init(&run, io, run_window(io, &lanes));
     if (lanes > run.windows)
         lanes = (unsigned)run.windows;
     /* One lane has nobody to wait for: its windows stay whole chunks. */

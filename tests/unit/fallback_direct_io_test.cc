@@ -228,6 +228,41 @@ TEST_F(FallbackDirectIo, LanesReadTheStorageInWindowsOfAMebibyteOrTwoWhenLong)
     }
 }
 
+// A read from the storage no longer than a chunk runs on the calling thread alone, in 2 MiB windows
+// that each go to the device as soon as they land, while the next is read: one 4 MiB window could
+// only be copied once all of it had been read.
+TEST_F(FallbackDirectIo, AReadFromTheStorageOfAChunkIsReadAloneInWindowsCopiedAsTheyLand)
+{
+    for (size_t offset : {size_t{0}, 3 * kMiB + 8 * kKiB}) {
+        SCOPED_TRACE("offset " + std::to_string(offset));
+        Fini();
+        Init();
+        fake_->width = 4;
+        fake_->cache_answer = CacheAnswer::kNothingCached;
+        const size_t size = 4 * kMiB;
+        File f = OpenDirectFile("cold-one-lane-" + std::to_string(offset), 12 * kMiB, 74);
+        SKIP_WITHOUT_O_DIRECT();
+        fake_->bytes_direct = 0;
+        {
+            std::lock_guard<std::mutex> lock(fake_->mu);
+            fake_->pread_sizes.clear();
+            fake_->copy_sizes.clear();
+        }
+        Buffer b(size, kDevice);
+        ASSERT_EQ(Read(f, b, 0, size, static_cast<int64_t>(offset)), static_cast<ssize_t>(size));
+        EXPECT_EQ(hf_test_pattern_check(b.data(), size, offset, 74), -1);
+        EXPECT_EQ(fake_->parallel_runs, 0) << "no lane but the caller's";
+        std::lock_guard<std::mutex> lock(fake_->mu);
+        /* From a 2 MiB grid line: two windows; from 3 MiB + 8 KiB: up to 4 MiB, 2 MiB, the rest. */
+        std::vector<size_t> windows =
+            offset == 0 ? std::vector<size_t>{2 * kMiB, 2 * kMiB}
+                        : std::vector<size_t>{kMiB - 8 * kKiB, 2 * kMiB, kMiB + 8 * kKiB};
+        EXPECT_EQ(fake_->pread_sizes, windows);
+        EXPECT_EQ(fake_->copy_sizes, windows) << "a copy per window, none gathered";
+        EXPECT_EQ(fake_->bytes_direct, size);
+    }
+}
+
 // With mapped_reads on, the count the mapped path asked for also picks the storage path: a cold
 // read asks once for the request, not twice, and once per window.
 TEST_F(FallbackDirectIo, WithMappedReadsOnAColdReadAsksThePageCacheOnce)
