@@ -605,7 +605,7 @@ ssize_t fallback_staged_run(struct fallback_io *io, unsigned lanes, int *gpu_err
     run_init(&run, io, run_window(io, &lanes));
     if (lanes > run.windows)
         lanes = (unsigned)run.windows;
-    /* One lane has nobody to wait for: its windows stay whole chunks. */
+    /* One lane has nobody to wait for: its tail is not cut into tail windows. */
     if (lanes > 1) {
         run.lanes = lanes;
         run.tail_window = io->fb->set.tail_window;
