@@ -572,18 +572,17 @@ static void run_init(struct lane_run *run, struct fallback_io *io, size_t window
 static size_t run_window(const struct fallback_io *io, unsigned *lanes_inout)
 {
     size_t chunk = io->fb->set.chunk_size;
-    bool storage = io->op == HF_IO_READ ? io->from_storage : io->direct_write;
+    bool storage_read = io->op == HF_IO_READ && io->from_storage;
+    bool storage = storage_read || (io->op != HF_IO_READ && io->direct_write);
     unsigned lanes = *lanes_inout;
     size_t want;
-    if (storage && io->op == HF_IO_READ && io->size <= chunk) {
+    if (storage_read && io->size <= chunk) {
         *lanes_inout = 1;
         want = FALLBACK_STORAGE_WINDOW_ONE_LANE;
-    } else if (storage && io->op == HF_IO_READ &&
-               io->size / lanes >= FALLBACK_STORAGE_LONG_CHUNKS * chunk)
+    } else if (storage_read && io->size / lanes >= FALLBACK_STORAGE_LONG_CHUNKS * chunk)
         want = FALLBACK_STORAGE_WINDOW_LONG;
-    else if (storage &&
-             (io->size / lanes >= chunk ||
-              (io->op == HF_IO_READ && io->size >= FALLBACK_STORAGE_WINDOW_CHUNKS * chunk)))
+    else if (storage && (io->size / lanes >= chunk ||
+                         (storage_read && io->size >= FALLBACK_STORAGE_WINDOW_CHUNKS * chunk)))
         want = FALLBACK_STORAGE_WINDOW;
     else if (io->op == HF_IO_READ || lanes <= 1)
         return chunk;
