@@ -62,6 +62,13 @@ function(check_json _out _want_lines _bytes_per_pass)
       if(NOT _gbps GREATER 0 OR NOT _mismatches EQUAL 0)
         message(FATAL_ERROR "${_workload}: ${_name} gbps=${_gbps} mismatches=${_mismatches}")
       endif()
+      # Linux gives steal time in /proc/stat: a share of the machine's CPU time, 0 to 1.
+      string(JSON _steal_type TYPE "${_line}" results ${_i} steal_share)
+      string(JSON _steal GET "${_line}" results ${_i} steal_share)
+      if(NOT _steal_type STREQUAL "NUMBER" OR _steal LESS 0 OR _steal GREATER 1)
+        message(FATAL_ERROR "${_workload}: ${_name} steal_share=${_steal} (${_steal_type}), "
+          "expected a share of the machine's CPU time:\n${_line}")
+      endif()
       message(STATUS "${_workload}: ${_name} ${_gbps} GB/s")
     endforeach()
   endforeach()

@@ -380,6 +380,8 @@ struct bench_result {
     uint64_t calls;         /**< calls made while measured */
     double seconds;         /**< measured wall time */
     double cpu_s;           /**< user + system CPU time of the process while measured */
+    double steal_s;         /**< CPU time the hypervisor took from the machine while measured */
+    bool steal_unknown;     /**< the machine gave no steal time (no /proc/stat) */
     bool has_latency;       /**< hist holds per-call latencies */
     uint64_t mismatches;    /**< verify mismatches */
     struct bench_hist hist; /**< per-call latency of every thread */
@@ -408,6 +410,21 @@ struct bench_result {
     unsigned n_ceiling_trials;           /**< entries in ceiling_trials */
     struct bench_ceiling_trial ceiling_trials[BENCH_CEILING_MAX_TRIALS]; /**< the calibration */
 };
+
+/** CPU times at one moment, to charge what passes until the next to a result. */
+struct bench_cpu_mark {
+    double process_s; /**< bench_cpu_seconds() */
+    double steal_s;   /**< steal time of all the machine's CPUs (/proc/stat); < 0: unknown */
+};
+
+/** The CPU times now. */
+struct bench_cpu_mark bench_cpu_mark_now(void);
+
+/**
+ * Add the process's CPU time and the machine's steal time since @p since to result->cpu_s and
+ * result->steal_s (or set result->steal_unknown).
+ */
+void bench_cpu_mark_charge(struct bench_result *result, const struct bench_cpu_mark *since);
 
 /** Clear *result and name it: not run yet, no backend, no device. */
 void bench_result_init(struct bench_result *result, const char *name);

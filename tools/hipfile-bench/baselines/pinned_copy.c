@@ -66,7 +66,7 @@ static int copy_loop(const struct bench_ctx *ctx, struct copy_lane *lanes, enum 
     const struct bench_options *o = ctx->opts;
     unsigned n = o->copy_streams;
     uint64_t copies = 0;
-    double c0 = bench_cpu_seconds();
+    struct bench_cpu_mark c0 = bench_cpu_mark_now();
     uint64_t t0 = bench_now_ns();
     uint64_t deadline = o->time_s > 0 ? t0 + (uint64_t)(o->time_s * 1e9) : 0;
     for (;;) {
@@ -84,7 +84,7 @@ static int copy_loop(const struct bench_ctx *ctx, struct copy_lane *lanes, enum 
     if (lanes_drain(lanes, n) != 0)
         return -1;
     result->seconds = (double)(bench_now_ns() - t0) / 1e9;
-    result->cpu_s = bench_cpu_seconds() - c0;
+    bench_cpu_mark_charge(result, &c0);
     result->calls = copies;
     result->bytes = copies * o->copy_chunk;
     return 0;

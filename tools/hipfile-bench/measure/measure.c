@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -27,6 +28,39 @@ double bench_cpu_seconds(void)
     getrusage(RUSAGE_SELF, &ru);
     return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
            (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+/*
+ * Steal time is CPU time the hypervisor gave other guests while this one had work: on a shared
+ * virtual machine it slows whatever runs then, so methods measured under different steal do not
+ * compare as well as their ratios suggest.
+ */
+static double steal_seconds(void)
+{
+    FILE *f = fopen("/proc/stat", "r");
+    if (f == NULL)
+        return -1;
+    unsigned long long v[8];
+    int n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+                   &v[4], &v[5], &v[6], &v[7]);
+    fclose(f);
+    long hz = sysconf(_SC_CLK_TCK);
+    return n == 8 && hz > 0 ? (double)v[7] / (double)hz : -1;
+}
+
+struct bench_cpu_mark bench_cpu_mark_now(void)
+{
+    return (struct bench_cpu_mark){.process_s = bench_cpu_seconds(), .steal_s = steal_seconds()};
+}
+
+void bench_cpu_mark_charge(struct bench_result *result, const struct bench_cpu_mark *since)
+{
+    struct bench_cpu_mark now = bench_cpu_mark_now();
+    result->cpu_s += now.process_s - since->process_s;
+    if (since->steal_s < 0 || now.steal_s < 0)
+        result->steal_unknown = true;
+    else
+        result->steal_s += now.steal_s - since->steal_s;
 }
 
 /* ---- Threads and passes --------------------------------------------------------------------- */
@@ -440,7 +474,7 @@ int bench_session_pass(struct bench_session *s, uint64_t budget_ns, struct bench
     uint64_t group_calls[BENCH_MAX_DEVICES] = {0};
     for (unsigned i = 0; i < r->n; i++)
         group_calls[r->slots[i].t.group] -= r->slots[i].t.calls;
-    double c0 = bench_cpu_seconds();
+    struct bench_cpu_mark c0 = bench_cpu_mark_now();
     uint64_t t0 = bench_now_ns();
     r->deadline_ns = budget_ns != 0 ? t0 + budget_ns : 0;
     run_one_pass(r, "measured", result->passes + 1, s->start_ns);
@@ -452,7 +486,7 @@ int bench_session_pass(struct bench_session *s, uint64_t budget_ns, struct bench
         t->active_ns += t->end_ns - t0;
     }
     result->seconds += (double)(t1 - t0) / 1e9;
-    result->cpu_s += bench_cpu_seconds() - c0;
+    bench_cpu_mark_charge(result, &c0);
     result->passes++;
     *pass_ns_p = t1 - t0;
     if (ctx->progress)

@@ -5,6 +5,7 @@
  * against the sum of its single-device runs.
  */
 #include <string.h>
+#include <unistd.h>
 
 #include "report/figures.h"
 
@@ -26,6 +27,15 @@ double bench_result_latency_us(const struct bench_result *r, double percent)
 double bench_result_cpu_per_gb(const struct bench_result *r)
 {
     return r->bytes > 0 ? r->cpu_s / ((double)r->bytes / 1e9) : 0;
+}
+
+double bench_result_steal_share(const struct bench_result *r)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (r->steal_unknown || r->seconds <= 0 || cpus < 1)
+        return -1;
+    double share = r->steal_s / (r->seconds * (double)cpus);
+    return share < 0 ? 0 : share;
 }
 
 double bench_group_gbps(const struct bench_group_result *g)

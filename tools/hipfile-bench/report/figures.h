@@ -22,6 +22,15 @@ double bench_result_latency_us(const struct bench_result *r, double percent);
 /** CPU seconds the process spent per GB a result moved; 0 when it moved nothing. */
 double bench_result_cpu_per_gb(const struct bench_result *r);
 
+/**
+ * The part of the machine's CPU time (all its online CPUs over the result's measured time) that
+ * the hypervisor took while the result was measured; -1 when unknown.
+ */
+double bench_result_steal_share(const struct bench_result *r);
+
+/** Steal shares from this one up are named in the text report: figures taken then compare less. */
+#define BENCH_STEAL_NOTE_SHARE 0.01
+
 /** GB/s of one device's share of a run of several devices at once. */
 double bench_group_gbps(const struct bench_group_result *g);
 

@@ -191,6 +191,12 @@ static void json_result(const struct bench_result *r)
     bench_json_number(r->cpu_s);
     printf(",\"cpu_s_per_gb\":");
     bench_json_number(bench_result_cpu_per_gb(r));
+    double steal = bench_result_steal_share(r);
+    printf(",\"steal_share\":");
+    if (steal < 0)
+        printf("null");
+    else
+        bench_json_number(steal);
     json_served(r);
     json_devices(r);
     json_ceiling(r);

@@ -144,6 +144,24 @@ static void print_ceiling(const struct bench_result *results, unsigned n)
     }
 }
 
+/* The methods measured while the hypervisor took a noticeable part of the machine's CPU time. */
+static void print_steal(const struct bench_result *results, unsigned n)
+{
+    bool any = false;
+    for (unsigned i = 0; i < n; i++) {
+        double share = bench_result_steal_share(&results[i]);
+        if (!bench_result_measured(&results[i]) || share < BENCH_STEAL_NOTE_SHARE)
+            continue;
+        char name[80];
+        printf("%s %.1f%% during %s",
+               any ? "," : "  CPU steal (the hypervisor's share of this machine's CPU time):",
+               100 * share, bench_result_label(&results[i], name, sizeof(name)));
+        any = true;
+    }
+    if (any)
+        printf("; figures taken under different steal compare less well than their ratios say\n");
+}
+
 void bench_report_text(const struct bench_ctx *ctx, const struct bench_env *env,
                        const struct bench_result *results, unsigned n)
 {
@@ -199,5 +217,6 @@ void bench_report_text(const struct bench_ctx *ctx, const struct bench_env *env,
     print_ceiling(results, n);
     print_served(results, n);
     print_multi_device(results, n);
+    print_steal(results, n);
     fflush(stdout);
 }
