@@ -152,6 +152,9 @@ void *FakeAisLibrary()
     return handle;
 }
 
+// The pattern seed of the tests' files.
+constexpr uint32_t kSeed = 7;
+
 class FastpathPlugin : public ::testing::Test
 {
   protected:
@@ -300,6 +303,17 @@ class FastpathPlugin : public ::testing::Test
         return ops_->transfer(backend_, &req);
     }
 
+    // The first @p size bytes of file @p f read into coherent memory @p b from its start, served
+    // whole and checked byte for byte.
+    void ExpectReadFromStart(const File &f, Buffer &b, size_t size)
+    {
+        hf_file_info file = FileInfo(f);
+        hf_buf_info buf = b.Info();
+        hf_io_request req = Request(HF_IO_READ, &file, &buf, 0, size, 0);
+        ASSERT_EQ(Serve(req), (ssize_t)size);
+        EXPECT_EQ(hf_test_pattern_check(b.data(), size, 0, kSeed), -1);
+    }
+
     std::unique_ptr<FakeState> fake_;
     hf_host_api host_{};
     hf_gpu_ops gpu_{};
@@ -310,8 +324,6 @@ class FastpathPlugin : public ::testing::Test
     std::vector<File> files_;
     int gpu_error_ = 0;
 };
-
-constexpr uint32_t kSeed = 7;
 
 // ---- The ABI surface --------------------------------------------------------------------------
 
@@ -428,6 +440,45 @@ TEST_F(FastpathPlugin, PartlyCachedRangesCopyTheCachedPartAndReadTheRestDirect)
     EXPECT_EQ(fake_->bytes_buffered, 0u);
 }
 
+// A probe of a page the cache lacks fails but still starts readahead around it: each cold window
+// would be read in part into the page cache beside its O_DIRECT read. A read the kernel counts
+// mostly uncached asks that count per window and probes only a window with cached bytes; a small
+// read, or one the kernel cannot count, probes every window as before.
+TEST_F(FastpathPlugin, AColdReadProbesOnlyWindowsTheKernelCountsCachedBytesIn)
+{
+    Coherent();
+    fake_->config["split_threshold_kb"] = {0, 1024};
+    fake_->config["inline_max_kb"] = {0, 64};
+    Init();
+    fake_->cache_answer = CacheAnswer::kFirstMebibyte;
+    const size_t size = 16 << 20;
+    File f = Open("fp-cold-first-mebibyte", size, kSeed);
+    Buffer b(size, kDeviceCoherent);
+    ExpectReadFromStart(f, b, size);
+    EXPECT_EQ(fake_->parallel_tasks, 4);
+    EXPECT_EQ(fake_->cached_bytes_calls, 1 + 4) << "the request, then each piece's window";
+    EXPECT_EQ(fake_->preadv2_calls, 2) << "the first window only: its first page, then the rest";
+    EXPECT_EQ(fake_->bytes_probed, 1u << 20);
+    EXPECT_EQ(fake_->bytes_direct, size - (1u << 20));
+    EXPECT_EQ(fake_->bytes_buffered, 0u);
+
+    // Mostly cached by the kernel's count: every window probes, without asking again.
+    fake_->cache_answer = CacheAnswer::kHalfCached;
+    fake_->cached_bytes_calls = 0;
+    fake_->preadv2_calls = 0;
+    ExpectReadFromStart(f, b, size);
+    EXPECT_EQ(fake_->cached_bytes_calls, 1);
+    EXPECT_GE(fake_->preadv2_calls, 4) << "each window asks the page cache itself";
+
+    // No larger than inline_max_kb: probed at once, the kernel not asked.
+    fake_->cache_answer = CacheAnswer::kNothingCached;
+    fake_->cached_bytes_calls = 0;
+    fake_->preadv2_calls = 0;
+    ExpectReadFromStart(f, b, 64 * 1024);
+    EXPECT_EQ(fake_->cached_bytes_calls, 0);
+    EXPECT_EQ(fake_->preadv2_calls, 1) << "its first page, which missed";
+}
+
 TEST_F(FastpathPlugin, EachPieceOfASplitReadAsksThePageCacheForItself)
 {
     Coherent();
@@ -441,11 +492,7 @@ TEST_F(FastpathPlugin, EachPieceOfASplitReadAsksThePageCacheForItself)
     const size_t size = 3 << 20;
     File f = Open("fp-split-half", size, kSeed);
     Buffer b(size, kDeviceCoherent);
-    hf_file_info file = FileInfo(f);
-    hf_buf_info buf = b.Info();
-    hf_io_request req = Request(HF_IO_READ, &file, &buf, 0, size, 0);
-    ASSERT_EQ(Serve(req), (ssize_t)size);
-    EXPECT_EQ(hf_test_pattern_check(b.data(), size, 0, kSeed), -1);
+    ExpectReadFromStart(f, b, size);
     EXPECT_EQ(fake_->parallel_tasks, 4);
     EXPECT_EQ(CachedBytesCopied(), size / 2) << "every piece found its own cached half";
     EXPECT_EQ(fake_->bytes_direct, size / 2);
@@ -463,11 +510,7 @@ TEST_F(FastpathPlugin, LongReadsAskThePageCacheAgainEvery4MiB)
     const size_t size = 10 << 20;
     File f = Open("fp-windows", size, kSeed);
     Buffer b(size, kDeviceCoherent);
-    hf_file_info file = FileInfo(f);
-    hf_buf_info buf = b.Info();
-    hf_io_request req = Request(HF_IO_READ, &file, &buf, 0, size, 0);
-    ASSERT_EQ(Serve(req), (ssize_t)size);
-    EXPECT_EQ(hf_test_pattern_check(b.data(), size, 0, kSeed), -1);
+    ExpectReadFromStart(f, b, size);
     EXPECT_EQ(fake_->parallel_runs, 0);
     std::vector<SysCall> calls = Calls();
     std::vector<int64_t> first_pages;
@@ -557,11 +600,7 @@ TEST_F(FastpathPlugin, LargeCoherentReadsSplitAcrossWorkersByteForByte)
     const size_t size = 3 << 20;
     File f = Open("fp-split", size, kSeed);
     Buffer b(size, kDeviceCoherent);
-    hf_file_info file = FileInfo(f);
-    hf_buf_info buf = b.Info();
-    hf_io_request req = Request(HF_IO_READ, &file, &buf, 0, size, 0);
-    ASSERT_EQ(Serve(req), (ssize_t)size);
-    EXPECT_EQ(hf_test_pattern_check(b.data(), size, 0, kSeed), -1);
+    ExpectReadFromStart(f, b, size);
     EXPECT_EQ(fake_->parallel_runs, 1);
     EXPECT_EQ(fake_->parallel_tasks, 4) << "one piece per worker of the fake executor";
 }
