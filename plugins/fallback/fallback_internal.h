@@ -164,8 +164,10 @@ struct fallback_io {
                                         non-temporal stores (fallback_bounce.c) */
     int64_t cached_bytes;          /**< the page cache's bytes of the range as cachestat counted
                                         them (-1: it cannot say), FALLBACK_CACHED_UNASKED before */
-    bool from_storage;             /**< a staged read the page cache mostly lacks: lanes read it
-                                        in storage windows (fallback_staged.c) */
+    bool from_storage;             /**< a read the page cache mostly lacks: its windows are
+                                        probed only where cachestat counts cached bytes, and if
+                                        staged, lanes read it in storage windows
+                                        (fallback_staged.c) */
     bool direct_write;             /**< whole O_DIRECT granules are written through direct_fd:
                                         the program opened the file with O_DIRECT */
     atomic_bool direct_refused;    /**< O_DIRECT answered EINVAL once: buffered from then on */

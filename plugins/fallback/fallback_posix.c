@@ -195,11 +195,11 @@ static ssize_t read_rest(struct fallback_io *io, char *dst, size_t len, int64_t 
 }
 
 /*
- * Whether a window may hold cached bytes worth the probe. A read from the storage asks the
- * kernel's count (cachestat) first: a probe of a page the cache lacks fails, but still starts
- * readahead of it and of pages around it, so every cold window would also be read, in part, into
- * the page cache beside its O_DIRECT read, at the reader's CPU cost. Other reads, mostly cached,
- * probe at once.
+ * Whether a window may hold cached bytes worth the probe. A read from the storage, staged or
+ * straight, asks the kernel's count (cachestat) first: a probe of a page the cache lacks fails,
+ * but still starts readahead of it and of pages around it, so every cold window would also be
+ * read, in part, into the page cache beside its O_DIRECT read, at the reader's CPU cost and as
+ * more requests to the device. Other reads, mostly cached or too small to ask, probe at once.
  */
 static bool window_worth_probing(const struct fallback_io *io, size_t len, int64_t pos)
 {

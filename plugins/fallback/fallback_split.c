@@ -200,8 +200,9 @@ static void io_init(struct fallback_io *io, struct fallback *fb, const struct hf
 }
 
 /*
- * A staged read that O_DIRECT may serve, of a range the page cache mostly lacks, is bound by the
- * storage: it runs in lanes, each reading a window with blocking O_DIRECT reads and copying it,
+ * A read that O_DIRECT may serve, of a range the page cache mostly lacks, is bound by the storage.
+ * Its windows are probed only where the kernel counts cached bytes (fallback_posix.c), and
+ * staged, it runs in lanes, each reading a window with blocking O_DIRECT reads and copying it,
  * rather than as the pipeline, whose copier polls for blocks and, for a disk a hundred times
  * slower than the page cache, burns a core doing it. Small reads, served on the caller's thread,
  * are not asked: the question would cost them a system call. Measured on an H100 machine from a
@@ -263,7 +264,12 @@ ssize_t fallback_serve(struct fallback *fb, const struct hf_io_request *req)
     if (mapped > 0)
         io.cached_bytes = FALLBACK_CACHED_UNASKED;
     ssize_t result;
-    io.from_storage = io.staged && io.op == HF_IO_READ && read_goes_to_storage(&io);
+    /*
+     * Staged reads run by the answer; straight ones only probe by it, so they ask only when they
+     * would probe at all.
+     */
+    io.from_storage =
+        io.op == HF_IO_READ && (io.staged || io.probe_cache) && read_goes_to_storage(&io);
     /*
      * Staged work that the page cache serves is the CPUs' own copying: lanes past the CPUs the
      * process may use only wait for a turn, and on two CPUs cost a sixth to a third of the rate

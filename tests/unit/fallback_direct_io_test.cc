@@ -445,19 +445,44 @@ TEST_F(FallbackDirectIo, PartlyCachedRangesReadTheRestDirect)
 }
 
 // A RWF_NOWAIT read that misses starts readahead of what it asked for: asking for a whole cold
-// window would read it from the disk twice, once into the cache and once O_DIRECT. (Staged reads
-// from the storage ask the kernel's count first; memory the CPU addresses is probed at once.)
+// window would read it from the disk twice, once into the cache and once O_DIRECT. (Larger reads
+// ask the kernel's count first, below.)
 TEST_F(FallbackDirectIo, AColdWindowIsProbedOnePageOnly)
 {
     InitSplitting(16, 4, 64);
     fake_->cache_answer = CacheAnswer::kNothingCached;
-    const size_t size = 256 * kKiB;
+    const size_t size = 64 * kKiB; // inline_max_kb: probed without asking the kernel
     File f = OpenDirectFile("probe-page", size, 66);
     SKIP_WITHOUT_O_DIRECT();
     ExpectReadBack(f, size, 66, kHostPinned);
     ASSERT_FALSE(fake_->preadv2_sizes.empty());
     for (size_t asked : fake_->preadv2_sizes)
         EXPECT_EQ(asked, 4 * kKiB);
+    EXPECT_EQ(fake_->bytes_direct, size);
+    EXPECT_EQ(fake_->cached_bytes_calls, 0);
+}
+
+// Reads into memory the CPU addresses (no staging) ask the kernel's count as staged ones do: one
+// the kernel counts mostly uncached probes only windows it counts cached bytes in, so a cold
+// window starts no readahead beside its O_DIRECT read. A read it cannot count probes them all.
+TEST_F(FallbackDirectIo, AStraightReadFromTheStorageProbesOnlyWindowsWithCachedBytes)
+{
+    const size_t size = 16 * kMiB;
+    File f = InitWithLanesAndFile("straight-cold-but-the-first-mebibyte", size, 74,
+                                  CacheAnswer::kFirstMebibyte);
+    SKIP_WITHOUT_O_DIRECT();
+    ExpectReadBack(f, size, 74, kHostPinned);
+    EXPECT_GE(fake_->cached_bytes_calls, 2) << "the request, then its windows";
+    EXPECT_EQ(fake_->bytes_probed, kMiB) << "the first window, from the page cache";
+    EXPECT_EQ(fake_->preadv2_calls, 2) << "its first page, then the rest";
+    EXPECT_EQ(fake_->bytes_direct, size - kMiB);
+    EXPECT_EQ(fake_->bytes_buffered, 0u);
+
+    fake_->cache_answer = CacheAnswer::kUnsupported;
+    fake_->preadv2_calls = 0;
+    fake_->bytes_direct = 0;
+    ExpectReadBack(f, size, 74, kHostPinned);
+    EXPECT_GE(fake_->preadv2_calls, 4) << "every window of every lane asks the page cache";
     EXPECT_EQ(fake_->bytes_direct, size);
 }
 
