@@ -46,6 +46,12 @@ bool hfp_mostly_uncached(int64_t cached, uint64_t len)
     return cached >= 0 && (uint64_t)cached < len / 2;
 }
 
+bool hfp_window_worth_probing(const struct hf_sys_ops *sys, int fd, bool from_storage, int64_t pos,
+                              size_t len)
+{
+    return !from_storage || hfp_cached_bytes(sys, fd, (uint64_t)pos, len) != 0;
+}
+
 bool hfp_byte_cached(const struct hf_sys_ops *sys, int fd, int64_t pos)
 {
     char byte;

@@ -40,6 +40,18 @@ int64_t hfp_cached_bytes(const struct hf_sys_ops *sys, int fd, uint64_t pos, uin
 bool hfp_mostly_uncached(int64_t cached, uint64_t len);
 
 /**
+ * Whether a window [pos, pos + len) of @p fd is worth a hfp_cache_probe. A read the kernel counted
+ * mostly uncached (@p from_storage: hfp_mostly_uncached of its whole range) asks the count for
+ * the window first and probes only where it is not zero: a probe of a page the cache lacks fails,
+ * but still starts readahead of it and of pages around it, so every cold window would also be
+ * read, in part, into the page cache beside its O_DIRECT read, at the reader's CPU cost and as
+ * more requests to the device. Other reads probe at once, as does a window the kernel cannot
+ * count.
+ */
+bool hfp_window_worth_probing(const struct hf_sys_ops *sys, int fd, bool from_storage, int64_t pos,
+                              size_t len);
+
+/**
  * Whether the page cache holds the byte of @p fd at @p pos: one RWF_NOWAIT read of that byte
  * through @p sys. False when it does not, or when the kernel cannot say.
  */

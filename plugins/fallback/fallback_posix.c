@@ -194,26 +194,12 @@ static ssize_t read_rest(struct fallback_io *io, char *dst, size_t len, int64_t 
     return (ssize_t)done;
 }
 
-/*
- * Whether a window may hold cached bytes worth the probe. A read from the storage, staged or
- * straight, asks the kernel's count (cachestat) first: a probe of a page the cache lacks fails,
- * but still starts readahead of it and of pages around it, so every cold window would also be
- * read, in part, into the page cache beside its O_DIRECT read, at the reader's CPU cost and as
- * more requests to the device. Other reads, mostly cached or too small to ask, probe at once.
- */
-static bool window_worth_probing(const struct fallback_io *io, size_t len, int64_t pos)
-{
-    if (!io->from_storage)
-        return true;
-    return hfp_cached_bytes(io->fb->host->sys, io->fd, (uint64_t)pos, len) != 0;
-}
-
 /* One window read by the rule above; buffered reads through @p bounce when it is not NULL. */
 static ssize_t read_window(struct fallback_io *io, char *dst, size_t len, int64_t pos, char *bounce)
 {
     size_t done = 0;
     if (io->probe_cache && !atomic_load_explicit(&io->direct_refused, memory_order_relaxed) &&
-        window_worth_probing(io, len, pos)) {
+        hfp_window_worth_probing(io->fb->host->sys, io->fd, io->from_storage, pos, len)) {
         done = bounce != NULL ? cache_probe_streamed(io, dst, len, pos, bounce)
                               : hfp_cache_probe(io->fb->host->sys, io->fd, dst, len, pos);
         if (done == len)

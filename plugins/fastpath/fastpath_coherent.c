@@ -80,8 +80,7 @@ struct coherent_io {
     int direct_fd;
     int buffered_fd; /* cache probes and the bytes O_DIRECT cannot reach */
     bool probe_cache;
-    bool from_storage; /* a read the kernel counted mostly uncached: windows probe only on its word
-                        */
+    bool from_storage; /* mostly uncached by the kernel's count (hfp_window_worth_probing) */
     uint64_t offset_align;
     uint64_t mem_align;
     char *mem;
@@ -194,28 +193,14 @@ static int read_step(struct coherent_io *io, const char *mem, size_t left, int64
     return io->direct_fd;
 }
 
-/*
- * Whether a window may hold cached bytes worth the probe. A read the kernel counted mostly
- * uncached asks its count (cachestat) per window first: a probe of a page the cache lacks fails,
- * but still starts readahead of it and of pages around it, so every cold window would also be
- * read, in part, into the page cache beside its O_DIRECT read, at the reader's CPU cost and as
- * one more request to the device. Other reads probe at once.
- */
-static bool window_worth_probing(const struct coherent_io *io, size_t len, int64_t at)
-{
-    if (!io->probe_cache)
-        return false;
-    if (!io->from_storage)
-        return true;
-    return hfp_cached_bytes(io->fp->host->sys, io->buffered_fd, (uint64_t)at, len) != 0;
-}
-
 /* One window of a read: the cached leading part, then blocking reads of the rest. */
 static ssize_t window_read(struct coherent_io *io, char *mem, size_t len, int64_t at)
 {
-    size_t done = window_worth_probing(io, len, at)
-                      ? hfp_cache_probe(io->fp->host->sys, io->buffered_fd, mem, len, at)
-                      : 0;
+    const struct hf_sys_ops *sys = io->fp->host->sys;
+    size_t done =
+        io->probe_cache && hfp_window_worth_probing(sys, io->buffered_fd, io->from_storage, at, len)
+            ? hfp_cache_probe(sys, io->buffered_fd, mem, len, at)
+            : 0;
     while (done < len) {
         size_t want;
         int fd = read_step(io, mem + done, len - done, at + (int64_t)done, &want);
