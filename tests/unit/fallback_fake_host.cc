@@ -633,10 +633,17 @@ ssize_t FakePreadv2(int fd, const struct iovec *iov, int iovcnt, off_t offset, i
             break;
         }
     }
+    /*
+     * A modelled answer decides what is cached: its bytes are read whatever the kernel's page
+     * cache holds, which a benchmark running beside the suite empties at any time.
+     */
+    int real_flags = flags;
+    if (g_fake->cache_answer.load() != CacheAnswer::kKernel)
+        real_flags &= ~RWF_NOWAIT;
     ssize_t result;
     if (InjectOffsetFault(g_fake->pread_faults, offset, &one.iov_len, &result))
         return result;
-    result = preadv2(fd, &one, 1, offset, flags);
+    result = preadv2(fd, &one, 1, offset, real_flags);
     if (result > 0)
         g_fake->bytes_probed += static_cast<uint64_t>(result);
     return result;
